@@ -1,0 +1,1 @@
+"""Backend plugins shipped with refimpl, each found through the `refimpl.backends` entry points."""

@@ -1,0 +1,53 @@
+"""Pieces the built-in backend plugins share: dtype tables and a NumPy-driven random source.
+
+Torch: no counterpart. Third-party plugins need none of this; they implement
+`refimpl.core.backend.Backend` directly.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from refimpl._base.dtypes import STORED_DTYPES, DType
+
+
+def dtype_table(xp: Any) -> dict[DType, Any]:
+    """refimpl dtype -> `xp` dtype, for every stored dtype the namespace defines."""
+    table: dict[DType, Any] = {}
+    for dtype in STORED_DTYPES:
+        array_dtype = getattr(xp, dtype.name, None)
+        if array_dtype is not None:
+            table[dtype] = array_dtype
+    return table
+
+
+class NumpyRandom:
+    """Random numbers from NumPy's PCG64, converted to the backend's arrays by `convert`."""
+
+    __slots__ = ("_rng", "_convert")
+
+    def __init__(self, seed: int, convert: Callable[[np.ndarray[Any, Any]], Any]) -> None:
+        self._rng = np.random.Generator(np.random.PCG64(seed))
+        self._convert = convert
+
+    def uniform(self, n: int) -> Any:
+        return self._convert(self._rng.random(n, dtype=np.float64))
+
+    def normal(self, n: int) -> Any:
+        return self._convert(self._rng.standard_normal(n, dtype=np.float64))
+
+    def integers(self, low: int, high: int, n: int) -> Any:
+        return self._convert(self._rng.integers(low, high, size=n, dtype=np.int64))
+
+    def permutation(self, n: int) -> Any:
+        return self._convert(self._rng.permutation(n).astype(np.int64))
+
+    def get_state(self) -> bytes:
+        return pickle.dumps(self._rng.bit_generator.state)
+
+    def set_state(self, state: bytes) -> None:
+        self._rng.bit_generator.state = pickle.loads(state)  # noqa: S301 - our own bytes

@@ -1,0 +1,100 @@
+"""The CuPy backend: CUDA tensors in CuPy arrays (the default for `cuda`).
+
+CuPy is imported when the backend is first used, so refimpl imports without it. CuPy has
+strided views and in-place writes, like NumPy.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Sequence
+from typing import Any
+
+from backends._common import dtype_table
+from refimpl._base.dtypes import DType
+
+
+class CupyRandom:
+    """Random numbers from CuPy's generator on the device."""
+
+    __slots__ = ("_cp", "_rng")
+
+    def __init__(self, cp: Any, seed: int) -> None:
+        self._cp = cp
+        self._rng = cp.random.default_rng(seed)
+
+    def uniform(self, n: int) -> Any:
+        return self._rng.random(n, dtype=self._cp.float64)
+
+    def normal(self, n: int) -> Any:
+        return self._rng.standard_normal(n, dtype=self._cp.float64)
+
+    def integers(self, low: int, high: int, n: int) -> Any:
+        return self._rng.integers(low, high, size=n, dtype=self._cp.int64)
+
+    def permutation(self, n: int) -> Any:
+        return self._cp.argsort(self._rng.random(n)).astype(self._cp.int64)
+
+    def get_state(self) -> bytes:
+        return pickle.dumps(self._rng)
+
+    def set_state(self, state: bytes) -> None:
+        self._rng = pickle.loads(state)  # noqa: S301 - our own bytes
+
+
+class CupyBackend:
+    """CUDA tensors on CuPy, computing through array-api-compat's CuPy namespace."""
+
+    name = "cupy"
+    device_type = "cuda"
+    supports_strided_views = True
+    supports_inplace = True
+
+    def __init__(self) -> None:
+        import array_api_compat.cupy as xp_cupy  # noqa: PLC0415 - CuPy is optional
+        import cupy  # noqa: PLC0415 - CuPy is optional
+
+        self._cp: Any = cupy
+        self.xp: Any = xp_cupy
+        self.array_dtypes: dict[DType, Any] = dtype_table(xp_cupy)
+        self._by_cupy = {cupy.dtype(v): k for k, v in self.array_dtypes.items()}
+
+    def as_strided(
+        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int
+    ) -> Any:
+        itemsize = flat.itemsize
+        return self._cp.lib.stride_tricks.as_strided(
+            flat[offset:], shape=tuple(size), strides=tuple(s * itemsize for s in stride)
+        )
+
+    def write_strided(
+        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int, values: Any
+    ) -> None:
+        target = self.as_strided(flat, size, stride, offset)
+        target[...] = values
+
+    def from_host(self, data: object) -> Any:
+        return self._cp.asarray(data)
+
+    def to_host(self, array: Any) -> Any:
+        return self._cp.asnumpy(array)
+
+    def tolist(self, array: Any) -> Any:
+        return self._cp.asnumpy(array).tolist()
+
+    def dtype_of(self, array_or_scalar: object) -> DType | None:
+        dt = getattr(array_or_scalar, "dtype", None)
+        if dt is None:
+            return None
+        try:
+            return self._by_cupy.get(self._cp.dtype(dt))
+        except TypeError:
+            return None
+
+    def random(self, seed: int) -> CupyRandom:
+        return CupyRandom(self._cp, seed)
+
+
+def backend() -> CupyBackend:
+    """Entry point: the CuPy backend."""
+    return CupyBackend()

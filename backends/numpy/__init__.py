@@ -1,0 +1,70 @@
+"""The NumPy backend: CPU tensors stored in NumPy arrays (the default for `cpu`).
+
+NumPy has strided views and in-place writes, so views never copy and writes through views
+land in the shared buffer, exactly as in torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import array_api_compat.numpy as xp_numpy
+import numpy as np
+
+from backends._common import NumpyRandom, dtype_table
+from refimpl._base.dtypes import DType
+
+
+class NumpyBackend:
+    """CPU tensors on NumPy, computing through array-api-compat's NumPy namespace."""
+
+    name = "numpy"
+    device_type = "cpu"
+    supports_strided_views = True
+    supports_inplace = True
+
+    def __init__(self) -> None:
+        self.xp: Any = xp_numpy
+        self.array_dtypes: dict[DType, Any] = dtype_table(xp_numpy)
+        self._by_numpy = {np.dtype(v): k for k, v in self.array_dtypes.items()}
+
+    def as_strided(
+        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int
+    ) -> Any:
+        itemsize = flat.itemsize
+        return np.lib.stride_tricks.as_strided(
+            flat[offset:], shape=tuple(size), strides=tuple(s * itemsize for s in stride)
+        )
+
+    def write_strided(
+        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int, values: Any
+    ) -> None:
+        target = self.as_strided(flat, size, stride, offset)
+        target[...] = values
+
+    def from_host(self, data: object) -> Any:
+        return np.asarray(data)
+
+    def to_host(self, array: Any) -> Any:
+        return array
+
+    def tolist(self, array: Any) -> Any:
+        return array.tolist()
+
+    def dtype_of(self, array_or_scalar: object) -> DType | None:
+        dt = getattr(array_or_scalar, "dtype", None)
+        if dt is None:
+            return None
+        try:
+            return self._by_numpy.get(np.dtype(dt))
+        except TypeError:
+            return None
+
+    def random(self, seed: int) -> NumpyRandom:
+        return NumpyRandom(seed, lambda a: a)
+
+
+def backend() -> NumpyBackend:
+    """Entry point: the NumPy backend."""
+    return NumpyBackend()

@@ -1,0 +1,454 @@
+"""Factory functions: `refimpl.tensor`, `zeros`, `arange`, `rand`, ... and `*_like`.
+
+Torch: torch.tensor (torch/csrc/utils/tensor_new.cpp), TensorFactories.cpp,
+RangeFactories.cpp, and the random factories over torch.Generator. Each resolves the target
+device to a backend through `refimpl.config` and builds the array with that backend's `xp`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from refimpl._base import dtypes as dt
+from refimpl._base.device import device, as_device
+from refimpl._base.dtypes import DType
+from refimpl._base.promotion import default_complex_dtype, get_default_dtype, promote_types
+from refimpl._base.scalars import convert_scalar
+from refimpl.api._args import sizes
+from refimpl.core import strides as geometry
+from refimpl.core.backend import Array, Backend
+from refimpl.core.config import config
+from refimpl.core.random import DEFAULT_GENERATORS, Generator
+from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, from_array
+from refimpl.ops import data
+
+if TYPE_CHECKING:
+    from refimpl.api.tensor import Tensor
+
+_CPU = device("cpu")
+
+
+def _target(dev: device | str | int | None) -> tuple[device, Backend | None]:
+    """The device a factory makes its tensor on, and the backend serving it."""
+    target = _CPU if dev is None else as_device(dev)
+    if target.type == "meta":
+        return target, None
+    return target, config.backends.resolve(target.type)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _wrap(array: Array, dtype: DType, dev: device, backend: Backend) -> Tensor:
+    out: Tensor = from_array(array, dtype, backend, dev)
+    return out
+
+
+def _scalar_kind_dtype(value: object) -> DType:
+    # torch: the dtype a Python scalar infers (bool, int64, default float, default complex).
+    if isinstance(value, bool):
+        return dt.bool_
+    if isinstance(value, int):
+        return dt.int64
+    if isinstance(value, float):
+        return get_default_dtype()
+    if isinstance(value, complex):
+        return default_complex_dtype()
+    raise TypeError(f"refimpl: not a Python scalar: {type(value).__name__}")
+
+
+_PYTHON_TYPES = {
+    dt.Category.BOOL: bool, dt.Category.INTEGRAL: int,
+    dt.Category.FLOATING: float, dt.Category.COMPLEX: complex,
+}
+
+
+# --- tensor(), as_tensor(), from_numpy() -----------------------------------------------
+
+
+def _is_host_array(obj: object) -> bool:
+    return hasattr(obj, "__array__") or hasattr(obj, "__dlpack__") or hasattr(
+        obj, "__array_interface__"
+    )
+
+
+def _infer(data_obj: object, backend: Backend | None) -> tuple[tuple[int, ...], list[Any], DType | None]:
+    """Shape, flat leaves and inferred dtype of nested sequences of scalars.
+
+    Torch: infer_scalar_type and compute_sizes in torch/csrc/utils/tensor_new.cpp.
+    """
+    leaves: list[Any] = []
+    inferred: DType | None = None
+
+    def leaf_dtype(value: object) -> DType:
+        if isinstance(value, (bool, int, float, complex)):
+            return _scalar_kind_dtype(value)
+        if isinstance(value, TensorImpl):
+            return value._dtype
+        if value is None:
+            raise RuntimeError("Could not infer dtype of NoneType")
+        library = backend.dtype_of(value) if backend is not None else None
+        if library is None:
+            raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
+        return library
+
+    def is_sequence(value: object) -> bool:
+        return isinstance(value, (list, tuple)) or (
+            _is_host_array(value) and getattr(value, "ndim", 0) > 0
+        ) or (isinstance(value, TensorImpl) and value.dim() > 0)
+
+    def shape_of(value: object) -> tuple[int, ...]:
+        shape: list[int] = []
+        while is_sequence(value):
+            seq = value if isinstance(value, (list, tuple)) else list(value)  # type: ignore[call-overload]  # sequence-like
+            shape.append(len(seq))
+            if not seq:
+                break
+            value = seq[0]
+        return tuple(shape)
+
+    shape = shape_of(data_obj)
+
+    def walk(value: object, dim: int) -> None:
+        nonlocal inferred
+        if dim == len(shape):
+            if is_sequence(value) or isinstance(value, str):
+                if isinstance(value, str):
+                    raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
+                raise TypeError("not a sequence")
+            kind = leaf_dtype(value)
+            inferred = kind if inferred is None else promote_types(inferred, kind)
+            leaves.append(value)
+            return
+        if not is_sequence(value):
+            raise TypeError("not a sequence")
+        seq = value if isinstance(value, (list, tuple)) else list(value)  # type: ignore[call-overload]  # sequence-like
+        if len(seq) != shape[dim]:
+            raise ValueError(
+                f"expected sequence of length {shape[dim]} at dim {dim} (got {len(seq)})"
+            )
+        for item in seq:
+            walk(item, dim + 1)
+
+    walk(data_obj, 0)
+    return shape, leaves, inferred
+
+
+def _python_value(leaf: object) -> Any:
+    if isinstance(leaf, (bool, int, float, complex)):
+        return leaf
+    if isinstance(leaf, TensorImpl):
+        return leaf.item()  # type: ignore[attr-defined]  # every tensor is a refimpl.Tensor
+    item = getattr(leaf, "item", None)
+    return item() if item is not None else leaf
+
+
+def tensor(
+    data_obj: Any,
+    *,
+    dtype: DType | None = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """A new tensor with a copy of `data` (nested sequences, scalars, arrays).
+
+    Torch: torch.tensor. The dtype is inferred as torch infers it: bool, int64, the default
+    float dtype, the default complex dtype, or the array's own dtype.
+    """
+    dev, backend = _target(device)
+    if isinstance(data_obj, TensorImpl):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+            "requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning, stacklevel=2,
+        )
+        out: Tensor = data.to_copy(data_obj, dtype or data_obj._dtype, dev, backend)
+        return _finish(out, requires_grad)
+    if isinstance(data_obj, str):
+        raise TypeError(f"new(): invalid data type '{type(data_obj).__name__}'")
+    if _is_host_array(data_obj) and not isinstance(data_obj, (list, tuple)):
+        host_backend = backend or config.backends.resolve("cpu")
+        array = host_backend.from_host(data_obj)
+        source = host_backend.dtype_of(array)
+        if source is None:
+            raise TypeError(f"can't convert np.ndarray of type {getattr(array, 'dtype', '?')}")
+        target = dtype or source
+        if backend is None:
+            return _finish(empty_tensor(tuple(array.shape), target, dev, None), requires_grad)
+        xp = backend.xp
+        array = data.cast_array(xp, array, source, target, backend)
+        out = _wrap(xp.asarray(array, copy=True), target, dev, backend)
+        return _finish(out, requires_grad)
+    shape, leaves, inferred = _infer(data_obj, backend or config.backends.resolve("cpu"))
+    target = dtype or inferred or get_default_dtype()
+    if backend is None:
+        return _finish(empty_tensor(shape, target, dev, None), requires_grad)
+    cast = _PYTHON_TYPES[target.category]
+    values = [cast(_python_value(v)) for v in leaves]
+    xp = backend.xp
+    array = xp.reshape(xp.asarray(values, dtype=backend_dtype(backend, target)), shape)
+    return _finish(_wrap(array, target, dev, backend), requires_grad)
+
+
+def as_tensor(
+    data_obj: Any, dtype: DType | None = None, device: device | str | int | None = None
+) -> Tensor:
+    """`data` as a tensor, without a copy when it already is one of that dtype and device.
+
+    Torch: torch.as_tensor.
+    """
+    if isinstance(data_obj, TensorImpl):
+        if dtype is None and device is None:
+            return data_obj  # type: ignore[return-value]  # every tensor is a refimpl.Tensor
+        return data_obj.to(device=device, dtype=dtype)  # type: ignore[attr-defined,no-any-return]  # as above
+    dev, backend = _target(device)
+    if backend is not None and _is_host_array(data_obj) and dtype is None:
+        return from_numpy(data_obj) if backend.name == "numpy" else tensor(data_obj, device=dev)
+    return tensor(data_obj, dtype=dtype, device=dev)
+
+
+def from_numpy(ndarray: Any) -> Tensor:
+    """A CPU tensor over a NumPy array; it shares memory on the NumPy backend.
+
+    Torch: torch.from_numpy. On other CPU backends the values are copied.
+    Differs: a non-contiguous array is copied (torch keeps its strides).
+    """
+    if type(ndarray).__name__ != "ndarray" or not hasattr(ndarray, "__array_interface__"):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    backend = config.backends.resolve("cpu")
+    array = backend.from_host(ndarray)
+    dtype = backend.dtype_of(array)
+    if dtype is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The only supported types "
+            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+            "uint64, uint32, uint16, uint8, and bool."
+        )
+    return _wrap(array, dtype, _CPU, backend)
+
+
+# --- filled factories ------------------------------------------------------------------------
+
+
+def _filled(
+    size: tuple[int, ...], value: Any, dtype: DType, device: device | str | int | None,
+    requires_grad: bool,
+) -> Tensor:
+    dev, backend = _target(device)
+    out: Tensor = empty_tensor(size, dtype, dev, backend)
+    if backend is not None and value != 0:
+        data.fill_(out, value)
+        out._version_counter.version = 0
+    return _finish(out, requires_grad)
+
+
+def zeros(
+    *size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
+    device: device | str | int | None = None, requires_grad: bool = False,
+) -> Tensor:
+    """A tensor of zeros. Torch: torch.zeros."""
+    return _filled(sizes(size, "zeros"), 0, dtype or get_default_dtype(), device, requires_grad)
+
+
+def ones(
+    *size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
+    device: device | str | int | None = None, requires_grad: bool = False,
+) -> Tensor:
+    """A tensor of ones. Torch: torch.ones."""
+    return _filled(sizes(size, "ones"), 1, dtype or get_default_dtype(), device, requires_grad)
+
+
+def empty(
+    *size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
+    device: device | str | int | None = None, requires_grad: bool = False,
+    pin_memory: bool = False, memory_format: Any = None,
+) -> Tensor:
+    """A tensor with unspecified values (refimpl: zeros). Torch: torch.empty."""
+    return _filled(sizes(size, "empty"), 0, dtype or get_default_dtype(), device, requires_grad)
+
+
+def full(
+    size: Sequence[int], fill_value: Any, *, out: Tensor | None = None, dtype: DType | None = None,
+    layout: Any = None, device: device | str | int | None = None, requires_grad: bool = False,
+) -> Tensor:
+    """A tensor filled with `fill_value`; the dtype is inferred from it. Torch: torch.full."""
+    if isinstance(fill_value, TensorImpl):
+        fill_value = fill_value.item()
+    return _filled(
+        sizes((size,), "full"), fill_value, dtype or _scalar_kind_dtype(fill_value), device,
+        requires_grad,
+    )
+
+
+def eye(
+    n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType | None = None,
+    layout: Any = None, device: device | str | int | None = None, requires_grad: bool = False,
+) -> Tensor:
+    """A 2-D tensor with ones on the diagonal. Torch: torch.eye."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    cols = n if m is None else m
+    if cols < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {cols}")
+    target = dtype or get_default_dtype()
+    dev, backend = _target(device)
+    if backend is None:
+        return _finish(empty_tensor((n, cols), target, dev, None), requires_grad)
+    array = backend.xp.eye(n, cols, dtype=backend_dtype(backend, target))
+    return _finish(_wrap(array, target, dev, backend), requires_grad)
+
+
+# --- ranges ----------------------------------------------------------------------------------
+
+
+def arange(
+    start: Any, end: Any = None, step: Any = 1, *, out: Tensor | None = None,
+    dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Values from `start` to `end` (exclusive) by `step`. Torch: torch.arange.
+
+    The dtype is int64 unless an argument is a float (then the default dtype). Values are
+    `start + i * step` computed in double precision, as torch's CPU kernel does.
+    """
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, TensorImpl) else v for v in (start, end, step)]
+    start, end, step = values
+    is_float = any(isinstance(v, float) for v in values)
+    target = dtype or (get_default_dtype() if is_float else dt.int64)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if target.is_floating_point or target.is_complex:
+        count = math.ceil((end - start) / step)
+    else:
+        count = math.ceil((int(end) - int(start)) / step) if not is_float else math.ceil(
+            (end - start) / step
+        )
+    count = max(count, 0)
+    dev, backend = _target(device)
+    if backend is None:
+        return _finish(empty_tensor((count,), target, dev, None), requires_grad)
+    xp = backend.xp
+    index = xp.arange(count, dtype=xp.float64)
+    array = index * float(step) + float(start)
+    result = data.cast_array(xp, array, dt.float64, target, backend)
+    return _finish(_wrap(result, target, dev, backend), requires_grad)
+
+
+def linspace(
+    start: Any, end: Any, steps: int, *, out: Tensor | None = None, dtype: DType | None = None,
+    layout: Any = None, device: device | str | int | None = None, requires_grad: bool = False,
+) -> Tensor:
+    """`steps` evenly spaced values from `start` to `end` inclusive. Torch: torch.linspace.
+
+    torch: the CPU kernel computes the first half forwards from `start` and the second half
+    backwards from `end`, in the output dtype (double for integral outputs).
+    """
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start_v = start.item() if isinstance(start, TensorImpl) else start
+    end_v = end.item() if isinstance(end, TensorImpl) else end
+    target = dtype or (
+        default_complex_dtype() if isinstance(start_v, complex) or isinstance(end_v, complex)
+        else get_default_dtype()
+    )
+    dev, backend = _target(device)
+    if backend is None:
+        return _finish(empty_tensor((steps,), target, dev, None), requires_grad)
+    xp = backend.xp
+    compute = target if (target.is_floating_point or target.is_complex) else dt.float64
+    cdt = backend_dtype(backend, compute)
+    if steps == 1:
+        array = xp.asarray([start_v], dtype=cdt)
+    else:
+        index = xp.arange(steps, dtype=cdt)
+        first = xp.asarray(start_v, dtype=cdt)
+        last = xp.asarray(end_v, dtype=cdt)
+        step = (last - first) / xp.asarray(steps - 1, dtype=cdt)
+        halfway = steps // 2
+        forward = first + step * index
+        backward = last - step * (xp.asarray(steps - 1, dtype=cdt) - index)
+        array = xp.where(index < halfway, forward, backward)
+    result = data.cast_array(xp, array, compute, target, backend)
+    return _finish(_wrap(result, target, dev, backend), requires_grad)
+
+
+def logspace(
+    start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tensor | None = None,
+    dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """`base ** linspace(start, end, steps)`. Torch: torch.logspace."""
+    target = dtype or get_default_dtype()
+    compute = target if (target.is_floating_point or target.is_complex) else dt.float64
+    exponents = linspace(start, end, steps, dtype=compute, device=device)
+    backend = exponents.backend
+    if backend is None:
+        return _finish(empty_tensor((steps,), target, exponents.device, None), requires_grad)
+    xp = backend.xp
+    base_array = xp.asarray(base, dtype=backend_dtype(backend, compute))
+    array = xp.pow(base_array, array_of(exponents))
+    result = data.cast_array(xp, array, compute, target, backend)
+    return _finish(_wrap(result, target, exponents.device, backend), requires_grad)
+
+
+# --- *_like ----------------------------------------------------------------------------------
+
+
+def _like(
+    input: Tensor, value: Any, dtype: DType | None, device: device | str | int | None,
+    requires_grad: bool,
+) -> Tensor:
+    return _filled(
+        input._size, value, dtype or input._dtype,
+        input.device if device is None else device, requires_grad,
+    )
+
+
+def zeros_like(
+    input: Tensor, *, dtype: DType | None = None, layout: Any = None,
+    device: device | str | int | None = None, requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """Zeros with `input`'s shape, dtype and device. Torch: torch.zeros_like."""
+    return _like(input, 0, dtype, device, requires_grad)
+
+
+def ones_like(
+    input: Tensor, *, dtype: DType | None = None, layout: Any = None,
+    device: device | str | int | None = None, requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """Ones with `input`'s shape, dtype and device. Torch: torch.ones_like."""
+    return _like(input, 1, dtype, device, requires_grad)
+
+
+def empty_like(
+    input: Tensor, *, dtype: DType | None = None, layout: Any = None,
+    device: device | str | int | None = None, requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """An uninitialised tensor like `input` (refimpl: zeros). Torch: torch.empty_like."""
+    return _like(input, 0, dtype, device, requires_grad)
+
+
+def full_like(
+    input: Tensor, fill_value: Any, *, dtype: DType | None = None, layout: Any = None,
+    device: device | str | int | None = None, requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """`fill_value` with `input`'s shape, dtype and device. Torch: torch.full_like."""
+    return _like(input, fill_value, dtype, device, requires_grad)

@@ -1,0 +1,510 @@
+"""`refimpl.Tensor`: the user-facing tensor class and its methods.
+
+Torch: torch.Tensor (torch/_tensor.py over torch._C.TensorBase). The data and metadata live in
+`core.tensor.TensorImpl`, which this class extends; this module registers the class with the
+core once, at import, so tensors made by lower layers are `refimpl.Tensor`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from refimpl._base import dtypes as dt
+from refimpl._base.device import device, as_device
+from refimpl._base.dtypes import DType
+from refimpl._base.size import Size
+from refimpl.api import _tensor_str
+from refimpl.api import factories
+from refimpl.api._args import sizes as parse_sizes
+from refimpl.api._indexing import basic_index_geometry, has_bool_index
+from refimpl.core import strides as geometry
+from refimpl.core.config import config
+from refimpl.core.tensor import TensorImpl, array_of, make_view, set_tensor_class
+from refimpl.ops import data
+
+
+class Tensor(TensorImpl):
+    """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""
+
+    __slots__ = ()
+
+    # --- properties ----------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._size)
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set whether autograd records operations on this leaf. Torch: requires_grad_."""
+        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        return self._grad  # type: ignore[return-value]  # only Tensors are stored here
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        self._grad = value
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing storage but not history or version counter. Torch: Tensor.data."""
+        out: Tensor = data.alias_detached(self, share_version=False)
+        return out
+
+    def detach(self) -> Tensor:
+        """A tensor sharing storage and version counter, outside autograd. Torch: detach."""
+        out: Tensor = data.alias_detached(self, share_version=True)
+        return out
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - torch's name
+        """All dims reversed (torch deprecates T on tensors with other than 2 dims)."""
+        return self.permute(*reversed(range(self.dim())))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - torch's name
+        """The last two dims swapped. Torch: Tensor.mT."""
+        if self.dim() < 2:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. Got "
+                f"{self.dim()}-D tensor."
+            )
+        return self.transpose(-2, -1)
+
+    # --- Python protocol -----------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return _tensor_str.tensor_str(self)
+
+    def __str__(self) -> str:
+        return _tensor_str.tensor_str(self)
+
+    def __len__(self) -> int:
+        if not self._size:
+            raise TypeError("len() of a 0-d tensor")
+        return self._size[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._size:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self._size[0]))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def _one_element(self) -> Any:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __int__(self) -> int:
+        return int(self._one_element().real if self._dtype.is_complex else self._one_element())
+
+    def __float__(self) -> float:
+        value = self._one_element()
+        if isinstance(value, complex):
+            raise TypeError("float() argument must be a string or a real number, not 'complex'")
+        return float(value)
+
+    def __complex__(self) -> complex:
+        return complex(self._one_element())
+
+    def __index__(self) -> int:
+        if self._dtype.category is not dt.Category.INTEGRAL or self.numel() != 1:
+            raise TypeError(
+                "only integer tensors of a single element can be converted to an index"
+            )
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __getitem__(self, index: object) -> Tensor:
+        out: Tensor = make_view(self, basic_index_geometry(self._geometry(), index, Tensor))
+        if has_bool_index(index):
+            # torch: a Python bool is advanced indexing (index with a bool mask), so the
+            # result is a copy, not a view.
+            return out.clone()
+        return out
+
+    def __setitem__(self, index: object, value: object) -> None:
+        target = self[index]
+        if isinstance(value, TensorImpl):
+            data.copy_(target, value)
+        else:
+            data.fill_(target, value)  # type: ignore[arg-type]  # a Python scalar
+
+    # --- conversion to Python and NumPy --------------------------------------------------
+
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python scalar. Torch: Tensor.item."""
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self._backend_or_raise().tolist(
+            self.backend.xp.reshape(array_of(self), ())  # type: ignore[union-attr]  # checked
+        )
+
+    def tolist(self) -> Any:
+        """Nested lists of Python scalars. Torch: Tensor.tolist."""
+        return self._backend_or_raise().tolist(array_of(self))
+
+    def numpy(self, *, force: bool = False) -> Any:
+        """A NumPy array sharing memory with this CPU tensor where the backend allows.
+
+        Torch: Tensor.numpy. On the NumPy backend the array is a view of the storage.
+        """
+        if self.device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                "copy the tensor to host memory first."
+            )
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._backend_or_raise().to_host(array_of(self))
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        host = self.numpy()
+        return host if dtype is None else host.astype(dtype)
+
+    def _backend_or_raise(self) -> Any:
+        backend = self._storage.backend
+        if backend is None:
+            if self.is_meta:
+                raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+            raise RuntimeError("refimpl: this tensor has no data")
+        return backend
+
+    # --- views -----------------------------------------------------------------------------
+
+    def _view(self, g: geometry.Geometry) -> Tensor:
+        out: Tensor = make_view(self, g)
+        return out
+
+    def view(self, *shape: Any) -> Tensor:
+        """A view with another shape (never copies). Torch: Tensor.view."""
+        if len(shape) == 1 and isinstance(shape[0], DType):
+            raise NotImplementedError("refimpl: dtype views arrive with the operator issue")
+        return self._view(geometry.view(self._geometry(), parse_sizes(shape, "view")))
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return self.view(other._size)
+
+    def reshape(self, *shape: Any) -> Tensor:
+        """A view when the strides allow, else a contiguous copy. Torch: reshape (CIA)."""
+        size = geometry.infer_size(parse_sizes(shape, "reshape"), self.numel())
+        strides = geometry.view_strides(self._size, self._stride, size)
+        if strides is not None:
+            return self._view(geometry.Geometry(size, strides, self._storage_offset))
+        return self.clone().view(size)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        ndim = self.dim()
+        if ndim == 0:
+            return self.reshape(1)
+        start = geometry.wrap_dim(start_dim, ndim)
+        end = geometry.wrap_dim(end_dim, ndim)
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if start == end:
+            return self
+        merged = geometry.numel(self._size[start:end + 1])
+        return self.reshape(self._size[:start] + (merged,) + self._size[end + 1:])
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        return self._view(geometry.transpose(self._geometry(), dim0, dim1))
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        return self.transpose(axis0, axis1)
+
+    def t(self) -> Tensor:
+        return self._view(geometry.t(self._geometry()))
+
+    def permute(self, *dims: Any) -> Tensor:
+        return self._view(geometry.permute(self._geometry(), parse_sizes(dims, "permute")))
+
+    def expand(self, *sizes: Any) -> Tensor:
+        legacy = f"refimpl.{_LEGACY_NAMES.get(self._dtype.name, 'Tensor')}"
+        return self._view(geometry.expand(self._geometry(), parse_sizes(sizes, "expand"), legacy))
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return self.expand(other._size)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return self._view(geometry.unsqueeze(self._geometry(), dim))
+
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+        return self._view(geometry.squeeze(self._geometry(), dims))
+
+    def select(self, dim: int, index: int) -> Tensor:
+        return self._view(geometry.select(self._geometry(), dim, index))
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        return self._view(geometry.narrow(self._geometry(), dim, start, length))
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        return self._view(geometry.diagonal(self._geometry(), offset, dim1, dim2))
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        return self._view(geometry.unfold(self._geometry(), dimension, size, step))
+
+    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        src = [source] if isinstance(source, int) else list(source)
+        dst = [destination] if isinstance(destination, int) else list(destination)
+        return self._view(geometry.movedim(self._geometry(), src, dst))
+
+    moveaxis = movedim
+
+    def as_strided(
+        self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+    ) -> Tensor:
+        g = geometry.as_strided(
+            self._geometry(), tuple(size), tuple(stride), storage_offset,
+            self._storage.size_elements, self._dtype.itemsize,
+        )
+        return self._view(g)
+
+    def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+        d = geometry.wrap_dim(dim, self.dim())
+        n = self._size[d]
+        if isinstance(split_size, int):
+            if split_size < 0:
+                raise RuntimeError(
+                    f"split expects split_size be non-negative, but got split_size={split_size}"
+                )
+            sizes = [split_size] * (n // split_size) if split_size else []
+            if split_size == 0 or n % split_size or n == 0:
+                sizes.append(n - sum(sizes))
+        else:
+            sizes = list(split_size)
+            if sum(sizes) != n:
+                raise RuntimeError(
+                    f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                    f"size at dimension {d}), but got split_sizes={sizes}"
+                )
+        out = []
+        start = 0
+        for length in sizes:
+            out.append(self.narrow(d, start, length))
+            start += length
+        return tuple(out)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        if chunks <= 0:
+            raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+        n = self._size[geometry.wrap_dim(dim, self.dim())]
+        return self.split(max((n + chunks - 1) // chunks, 1) if n else 1, dim)
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        d = geometry.wrap_dim(dim, self.dim())
+        return tuple(self.select(d, i) for i in range(self._size[d]))
+
+    # --- copies and writes ---------------------------------------------------------------
+
+    def contiguous(self, memory_format: object = None) -> Tensor:
+        return self if self.is_contiguous() else self.clone()
+
+    def clone(self, *, memory_format: object = None) -> Tensor:
+        out: Tensor = data.clone(self)
+        return out
+
+    def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
+        data.copy_(self, src)
+        return self
+
+    def fill_(self, value: Any) -> Tensor:
+        if isinstance(value, TensorImpl):
+            if value.dim() != 0:
+                raise RuntimeError(
+                    "fill_ only supports 0-dimension value tensor but got tensor with "
+                    f"{value.dim()} dimensions."
+                )
+            value = value.item()
+        data.fill_(self, value)
+        return self
+
+    def zero_(self) -> Tensor:
+        return self.fill_(0)
+
+    # --- new_* factories: this tensor's dtype and device by default ---------------------
+
+    def new_tensor(
+        self, data_obj: Any, *, dtype: DType | None = None, device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        return factories.tensor(
+            data_obj, dtype=dtype or self._dtype, device=device or self.device,
+            requires_grad=requires_grad,
+        )
+
+    def new_zeros(
+        self, *size: Any, dtype: DType | None = None, device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        return factories.zeros(
+            parse_sizes(size, "new_zeros"), dtype=dtype or self._dtype,
+            device=device or self.device, requires_grad=requires_grad,
+        )
+
+    def new_ones(
+        self, *size: Any, dtype: DType | None = None, device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        return factories.ones(
+            parse_sizes(size, "new_ones"), dtype=dtype or self._dtype,
+            device=device or self.device, requires_grad=requires_grad,
+        )
+
+    def new_empty(
+        self, *size: Any, dtype: DType | None = None, device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        return factories.empty(
+            parse_sizes(size, "new_empty"), dtype=dtype or self._dtype,
+            device=device or self.device, requires_grad=requires_grad,
+        )
+
+    def new_full(
+        self, size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
+        device: Any = None, requires_grad: bool = False,
+    ) -> Tensor:
+        return factories.full(
+            size, fill_value, dtype=dtype or self._dtype, device=device or self.device,
+            requires_grad=requires_grad,
+        )
+
+    # --- dtype and device conversion ----------------------------------------------------
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """This tensor with another dtype and/or device; itself if nothing changes.
+
+        Torch: Tensor.to (to.dtype, to.device, to.other overloads).
+        """
+        target_device, target_dtype, copy = _parse_to(self, args, kwargs)
+        dev = self.device if target_device is None else target_device
+        dtype = self._dtype if target_dtype is None else target_dtype
+        if dev == self.device and dtype is self._dtype and not copy:
+            return self
+        backend = None if dev.type == "meta" else config.backends.resolve(dev.type)
+        out: Tensor = data.to_copy(self, dtype, dev, backend)
+        return out
+
+    def cpu(self) -> Tensor:
+        return self.to("cpu")
+
+    def cuda(self, device: int | str | None = None) -> Tensor:
+        return self.to(as_device(device) if device is not None else "cuda")
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other._dtype)
+
+    def float(self) -> Tensor:
+        return self.to(dt.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dt.float64)
+
+    def half(self) -> Tensor:
+        return self.to(dt.float16)
+
+    def long(self) -> Tensor:
+        return self.to(dt.int64)
+
+    def int(self) -> Tensor:
+        return self.to(dt.int32)
+
+    def short(self) -> Tensor:
+        return self.to(dt.int16)
+
+    def char(self) -> Tensor:
+        return self.to(dt.int8)
+
+    def byte(self) -> Tensor:
+        return self.to(dt.uint8)
+
+    def bool(self) -> Tensor:
+        return self.to(dt.bool_)
+
+    def cfloat(self) -> Tensor:
+        return self.to(dt.complex64)
+
+    def cdouble(self) -> Tensor:
+        return self.to(dt.complex128)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def get_device(self) -> int:
+        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+
+# torch: the legacy type names printed by expand's error (torch.FloatTensor, ...).
+_LEGACY_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
+}
+
+
+def _parse_to(
+    t: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[device | None, DType | None, bool]:
+    """Torch's `Tensor.to` overloads: (dtype), (device, dtype), (other), and keywords."""
+    target_device: device | None = None
+    target_dtype: DType | None = None
+    rest = list(args)
+    if rest and isinstance(rest[0], TensorImpl):
+        other = rest.pop(0)
+        target_device, target_dtype = other.device, other._dtype
+    elif rest and isinstance(rest[0], DType):
+        target_dtype = rest.pop(0)
+    elif rest and (isinstance(rest[0], (device, str, int))) and not isinstance(rest[0], bool):
+        target_device = as_device(rest.pop(0))
+        if rest and isinstance(rest[0], DType):
+            target_dtype = rest.pop(0)
+    for flag in ("non_blocking", "copy"):
+        if rest and isinstance(rest[0], bool):
+            kwargs.setdefault(flag, rest.pop(0))
+    if rest:
+        raise TypeError(f"to() received an invalid combination of arguments: {args!r}")
+    if kwargs.get("dtype") is not None:
+        target_dtype = kwargs["dtype"]
+    if kwargs.get("device") is not None:
+        target_device = as_device(kwargs["device"])
+    return target_device, target_dtype, bool(kwargs.get("copy", False))
+
+
+set_tensor_class(Tensor)

@@ -1,0 +1,180 @@
+"""Backends: what an Array API library must offer refimpl, and how plugins are found.
+
+Torch: a backend is what c10 calls a DeviceType with its allocator and kernels (CPU, CUDA,
+PrivateUse1). Here a backend is a plugin that maps a device type to an Array API namespace
+`xp` and says what that library can do. Plugins are found through the `refimpl.backends`
+entry-point group, so a third-party package plugs in exactly as the built-in ones do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+from refimpl._base.dtypes import DType
+
+# An array of the backend's library, and its Array API namespace. Kernels are written against
+# these names; no backend type leaks into refimpl.
+Array: TypeAlias = Any
+ArrayNamespace: TypeAlias = Any
+
+ENTRY_POINT_GROUP = "refimpl.backends"
+
+
+@runtime_checkable
+class RandomSource(Protocol):
+    """A backend's source of random numbers, seeded once.
+
+    Torch: the engine behind torch.Generator (Philox on CUDA, mt19937 on CPU). refimpl's
+    distributions are torch's; the bit streams are the backend library's own.
+    """
+
+    def uniform(self, n: int) -> Array:
+        """`n` float64 samples from U[0, 1) as a 1-D array."""
+        ...
+
+    def normal(self, n: int) -> Array:
+        """`n` float64 samples from N(0, 1) as a 1-D array."""
+        ...
+
+    def integers(self, low: int, high: int, n: int) -> Array:
+        """`n` int64 samples from the integers in [low, high) as a 1-D array."""
+        ...
+
+    def permutation(self, n: int) -> Array:
+        """A random permutation of range(n) as a 1-D int64 array."""
+        ...
+
+    def get_state(self) -> bytes:
+        ...
+
+    def set_state(self, state: bytes) -> None:
+        ...
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What refimpl needs from an array library to store tensors and run kernels on it.
+
+    Torch: the per-device pieces of c10 (allocator, copy, DeviceType). Everything a kernel
+    computes goes through `xp`, the library's Array API namespace; the methods below cover
+    what the standard does not define (strided views, in-place strided writes, host
+    conversion, random numbers).
+    """
+
+    name: str
+    """The plugin's name, as used in `refimpl.config.backends` (`"numpy"`)."""
+    device_type: str
+    """The device type it serves (`"cpu"`, `"cuda"`)."""
+    xp: ArrayNamespace
+    """The Array API namespace kernels compute with."""
+    array_dtypes: Mapping[DType, Any]
+    """refimpl dtype -> the library's dtype object, for every dtype the library stores."""
+    supports_strided_views: bool
+    """`as_strided` gives a zero-copy view of a flat array."""
+    supports_inplace: bool
+    """`write_strided` writes into an existing array in place."""
+
+    def as_strided(
+        self, flat: Array, size: Sequence[int], stride: Sequence[int], offset: int
+    ) -> Array:
+        """A zero-copy view of the 1-D `flat` (only if `supports_strided_views`)."""
+        ...
+
+    def write_strided(
+        self, flat: Array, size: Sequence[int], stride: Sequence[int], offset: int, values: Array
+    ) -> None:
+        """Write `values` (of shape `size`) through a strided view of `flat`, in place."""
+        ...
+
+    def from_host(self, data: object) -> Array:
+        """An array from host data: an array of this or another library, anything with
+        `__array__` or `__dlpack__`, or a scalar of the library (e.g. `numpy.float32`)."""
+        ...
+
+    def to_host(self, array: Array) -> Any:
+        """A host (NumPy) array with the array's values, sharing memory where it can."""
+        ...
+
+    def tolist(self, array: Array) -> Any:
+        """Nested Python lists of Python scalars (a scalar for a 0-d array)."""
+        ...
+
+    def dtype_of(self, array_or_scalar: object) -> DType | None:
+        """The refimpl dtype of an array or library scalar, or None if it is not one."""
+        ...
+
+    def random(self, seed: int) -> RandomSource:
+        """A new random source seeded with `seed`."""
+        ...
+
+
+@dataclass(slots=True)
+class BackendRegistry:
+    """The backends that plugins provide, loaded on first use.
+
+    Torch: the set of compiled-in DeviceTypes plus PrivateUse1 registrations.
+    """
+
+    factories: dict[str, Callable[[], Backend]] = field(default_factory=dict)
+    loaded: dict[str, Backend] = field(default_factory=dict)
+    _scanned: bool = False
+
+    def register(self, name: str, factory: Callable[[], Backend]) -> None:
+        """Add a backend by name; `factory` is called once, on first use."""
+        self.factories[name] = factory
+        self.loaded.pop(name, None)
+
+    def names(self) -> list[str]:
+        self._scan()
+        return sorted(self.factories)
+
+    def get(self, name: str) -> Backend:
+        """The backend called `name`, importing its library on first use."""
+        backend = self.loaded.get(name)
+        if backend is not None:
+            return backend
+        self._scan()
+        factory = self.factories.get(name)
+        if factory is None:
+            known = ", ".join(sorted(self.factories)) or "none"
+            raise RuntimeError(
+                f"refimpl: no backend named '{name}' is installed (known backends: {known}). "
+                f"Backends are found through the '{ENTRY_POINT_GROUP}' entry-point group."
+            )
+        backend = factory()
+        self.loaded[name] = backend
+        return backend
+
+    def _scan(self) -> None:
+        if self._scanned:
+            return
+        self._scanned = True
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            # A plugin registered in code wins over an entry point of the same name.
+            self.factories.setdefault(ep.name, _entry_point_factory(ep.value, ep.load))
+
+
+def _entry_point_factory(value: str, load: Callable[[], Any]) -> Callable[[], Backend]:
+    def factory() -> Backend:
+        loaded = load()
+        backend = loaded() if callable(loaded) and not isinstance(loaded, Backend) else loaded
+        if not isinstance(backend, Backend):
+            raise TypeError(f"refimpl: the entry point {value} did not give a Backend")
+        return backend
+
+    return factory
+
+
+REGISTRY = BackendRegistry()
+
+
+def missing_dtype(backend: Backend, dtype: DType) -> TypeError:
+    """The error for a dtype the backend's library cannot store."""
+    stored = ", ".join(d.name for d in backend.array_dtypes)
+    return TypeError(
+        f"refimpl: the '{backend.name}' backend ({backend.device_type}) has no dtype "
+        f"{dtype.name}; it stores {stored}"
+    )

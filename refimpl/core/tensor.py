@@ -1,0 +1,311 @@
+"""TensorImpl: a strided view of a Storage, and how its data is read and written.
+
+Torch: c10::TensorImpl. A tensor is `(storage, size, stride, storage_offset, dtype)` plus the
+version counter it shares with its views, its `_base` when it is a view, its cached dispatch
+key set, and autograd's fields. The user-facing `refimpl.Tensor` (api/tensor.py) subclasses
+this and registers itself with `set_tensor_class`, so lower layers build user tensors without
+importing the API layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from refimpl._base import keys
+from refimpl._base.device import device
+from refimpl._base.dtypes import DType
+from refimpl._base.size import Size
+from refimpl.core import strides as geometry
+from refimpl.core.backend import Array, Backend, missing_dtype
+from refimpl.core.storage import Storage, VersionCounter
+
+_META: Final = device("meta")
+
+
+class TensorImpl:
+    """The metadata and storage of a tensor. Torch: c10::TensorImpl."""
+
+    __slots__ = (
+        "_storage", "_size", "_stride", "_storage_offset", "_dtype", "_key_set",
+        "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn", "__weakref__",
+    )
+
+    _storage: Storage
+    _size: tuple[int, ...]
+    _stride: tuple[int, ...]
+    _storage_offset: int
+    _dtype: DType
+    _key_set: int
+    _version_counter: VersionCounter
+    _base: TensorImpl | None
+    _requires_grad: bool
+    _grad: TensorImpl | None
+    grad_fn: Any
+
+    # --- metadata (no dispatch, as in torch: these read TensorImpl fields) ---------------
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._size)
+        return self._size[geometry.wrap_dim(dim, len(self._size))]
+
+    def stride(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return self._stride
+        return self._stride[geometry.wrap_dim(dim, len(self._size))]
+
+    def storage_offset(self) -> int:
+        return self._storage_offset
+
+    def dim(self) -> int:
+        return len(self._size)
+
+    def ndimension(self) -> int:
+        return len(self._size)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._size)
+
+    def numel(self) -> int:
+        return geometry.numel(self._size)
+
+    def nelement(self) -> int:
+        return geometry.numel(self._size)
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    def is_contiguous(self, memory_format: object = None) -> bool:
+        return geometry.is_contiguous(self._size, self._stride)
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        return self._storage.device
+
+    @property
+    def is_meta(self) -> bool:
+        return self._storage.device.type == "meta"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._storage.device.type == "cpu"
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    def data_ptr(self) -> int:
+        """The address of the first element: the storage's address plus the offset in bytes."""
+        base = self._storage.data_ptr()
+        return base + self._storage_offset * self._dtype.itemsize if base else 0
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.version
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def backend(self) -> Backend | None:
+        """The backend plugin that holds this tensor's data (None for meta tensors).
+
+        Differs: torch has no such attribute; refimpl tensors keep the backend that made them.
+        """
+        return self._storage.backend
+
+    def _geometry(self) -> geometry.Geometry:
+        return geometry.Geometry(self._size, self._stride, self._storage_offset)
+
+
+# The class used for tensors that lower layers create; api/tensor.py sets refimpl.Tensor here.
+# A one-element list so the hot path reads it without a global statement.
+_TENSOR_CLASS: list[type[TensorImpl]] = [TensorImpl]
+
+
+def set_tensor_class(cls: type[TensorImpl]) -> None:
+    """Register the user-facing tensor class (called once, by api/tensor.py)."""
+    _TENSOR_CLASS[0] = cls
+
+
+_DEVICE_KEY_SETS: dict[str, int] = {}
+
+
+def _key_set_for(device_type: str) -> int:
+    raw = _DEVICE_KEY_SETS.get(device_type)
+    if raw is None:
+        raw = keys.key_set_for_device(device_type).raw_repr()
+        _DEVICE_KEY_SETS[device_type] = raw
+    return raw
+
+
+def make_tensor(
+    storage: Storage,
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
+    dtype: DType,
+    *,
+    base: TensorImpl | None = None,
+    version_counter: VersionCounter | None = None,
+    cls: type[TensorImpl] | None = None,
+) -> Any:
+    """A new tensor over `storage`. A view passes its root `base` and shares its counter."""
+    t = object.__new__(cls or _TENSOR_CLASS[0])
+    t._storage = storage
+    t._size = size
+    t._stride = stride
+    t._storage_offset = offset
+    t._dtype = dtype
+    t._key_set = _key_set_for(storage.device.type)
+    t._version_counter = version_counter if version_counter is not None else VersionCounter()
+    t._base = base
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    return t
+
+
+def make_view(source: TensorImpl, g: geometry.Geometry) -> Any:
+    """A view of `source` with geometry `g`: same storage, same version counter, root `_base`.
+
+    Torch: the ADInplaceOrView half of every view op (as_view in VariableTypeUtils.h).
+    """
+    root = source._base if source._base is not None else source
+    return make_tensor(
+        source._storage, g.size, g.stride, g.offset, source._dtype,
+        base=root, version_counter=source._version_counter, cls=type(source),
+    )
+
+
+def backend_dtype(backend: Backend, dtype: DType) -> Any:
+    """The library's dtype object for `dtype`, or a TypeError naming backend and dtype."""
+    array_dtype = backend.array_dtypes.get(dtype)
+    if array_dtype is None:
+        raise missing_dtype(backend, dtype)
+    return array_dtype
+
+
+def from_array(array: Array, dtype: DType, backend: Backend, dev: device) -> Any:
+    """A contiguous tensor owning `array` (flattened without a copy where the library can)."""
+    xp = backend.xp
+    size = tuple(int(n) for n in array.shape)
+    flat = xp.reshape(array, (-1,))
+    storage = Storage(flat, geometry.numel(size), dtype, dev, backend)
+    return make_tensor(storage, size, geometry.contiguous_strides(size), 0, dtype)
+
+
+def empty_tensor(
+    size: Sequence[int], dtype: DType, dev: device, backend: Backend | None
+) -> Any:
+    """A contiguous tensor with unspecified (here: zero) values. Torch: at::empty."""
+    size_t = tuple(size)
+    for n in size_t:
+        if n < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {n}: "
+                f"[{', '.join(str(s) for s in size_t)}]"
+            )
+    count = geometry.numel(size_t)
+    if backend is None:
+        storage = Storage(None, count, dtype, dev, None)
+    else:
+        array = backend.xp.zeros((count,), dtype=backend_dtype(backend, dtype))
+        storage = Storage(array, count, dtype, dev, backend)
+    return make_tensor(storage, size_t, geometry.contiguous_strides(size_t), 0, dtype)
+
+
+# --- reading and writing data ------------------------------------------------------------
+
+
+def _no_data(t: TensorImpl) -> NotImplementedError:
+    # torch: the meta tensor's copy kernel raises NotImplementedError, not RuntimeError.
+    return NotImplementedError("Cannot copy out of meta tensor; no data!")
+
+
+def array_of(t: TensorImpl) -> Array:
+    """The tensor's values as an array of its backend, shaped like the tensor.
+
+    A zero-copy strided view where the backend has one; otherwise a gather with index
+    arrays computed from the metadata.
+    """
+    storage = t._storage
+    flat = storage.array
+    backend = storage.backend
+    if flat is None or backend is None:
+        raise _no_data(t)
+    size, stride, offset = t._size, t._stride, t._storage_offset
+    xp = backend.xp
+    if geometry.is_contiguous(size, stride):
+        count = geometry.numel(size)
+        if offset == 0 and count == storage.size_elements:
+            return xp.reshape(flat, size)
+        return xp.reshape(flat[offset:offset + count], size)
+    if backend.supports_strided_views:
+        return backend.as_strided(flat, size, stride, offset)
+    return xp.reshape(xp.take(flat, gather_indices(xp, size, stride, offset)), size)
+
+
+def gather_indices(xp: Any, size: Sequence[int], stride: Sequence[int], offset: int) -> Array:
+    """Storage positions of a strided view's elements, in row-major order, as a 1-D array."""
+    index = xp.asarray([offset], dtype=xp.int64)
+    for n, s in zip(size, stride):
+        steps = xp.arange(n, dtype=xp.int64) * s
+        index = xp.reshape(index[:, None] + steps[None, :], (-1,))
+    return index
+
+
+def write_array(t: TensorImpl, values: Array) -> None:
+    """Write `values` (already of the tensor's shape and dtype) through the tensor's view.
+
+    In place where the backend can; otherwise the storage's array is replaced by a new one,
+    which every tensor sharing the storage sees.
+    """
+    storage = t._storage
+    flat = storage.array
+    backend = storage.backend
+    if flat is None or backend is None:
+        return  # Meta tensors hold no data: a write only checks metadata.
+    size, stride, offset = t._size, t._stride, t._storage_offset
+    xp = backend.xp
+    if backend.supports_inplace:
+        backend.write_strided(flat, size, stride, offset, values)
+        return
+    count = geometry.numel(size)
+    flat_values = xp.reshape(values, (-1,))
+    if geometry.is_contiguous(size, stride):
+        if offset == 0 and count == storage.size_elements:
+            storage.array = xp.asarray(flat_values, copy=True)
+            return
+        storage.array = xp.concat(
+            (flat[:offset], flat_values, flat[offset + count:])
+        )
+        return
+    # A general non-overlapping view: find, for each storage position, the element written
+    # there (if any) by binary search over the sorted write positions.
+    positions = gather_indices(xp, size, stride, offset)
+    order = xp.argsort(positions)
+    sorted_positions = xp.take(positions, order)
+    sorted_values = xp.take(flat_values, order)
+    every = xp.arange(storage.size_elements, dtype=xp.int64)
+    slot = xp.searchsorted(sorted_positions, every)
+    slot = xp.clip(slot, 0, max(count - 1, 0))
+    hit = xp.take(sorted_positions, slot) == every
+    storage.array = xp.where(hit, xp.take(sorted_values, slot), flat)
