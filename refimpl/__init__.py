@@ -6,6 +6,8 @@ promotion, random numbers; `refimpl.config` picks the array backend per device t
 
 from __future__ import annotations
 
+__version__ = "0.1.0"
+
 from refimpl._base.device import device
 from refimpl._base.dtypes import (
     DType as dtype,
@@ -74,6 +76,7 @@ cdouble = complex128
 chalf = complex32
 
 __all__ = [
+    "__version__",
     "Generator", "Size", "Tensor", "UntypedStorage", "arange", "as_tensor", "bfloat16", "bool",
     "can_cast", "cdouble", "cfloat", "chalf", "complex128", "complex32", "complex64", "config",
     "device", "double", "dtype", "empty", "empty_like", "eye", "finfo", "float", "float16",

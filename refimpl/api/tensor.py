@@ -508,3 +508,5 @@ def _parse_to(
 
 
 set_tensor_class(Tensor)
+
+_tensor_str.print_as_plain_tensor(Tensor)
