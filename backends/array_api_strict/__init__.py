@@ -63,7 +63,7 @@ class ArrayApiStrictBackend:
 
     def dtype_of(self, array_or_scalar: object) -> DType | None:
         if isinstance(array_or_scalar, _ARRAY_TYPE):
-            return self._by_dtype.get(array_or_scalar.dtype)
+            return self._by_dtype.get(getattr(array_or_scalar, "dtype", None))
         dt = getattr(array_or_scalar, "dtype", None)
         if dt is None:
             return None

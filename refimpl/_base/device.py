@@ -6,7 +6,7 @@ backends (`core/backend.py`); a device is only a name.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 # torch: the device types c10 parses (c10/core/DeviceType.cpp), in the order its error lists them.
 DEVICE_TYPES: Final[tuple[str, ...]] = (
@@ -76,7 +76,7 @@ class device:  # noqa: N801 - torch's name
             return f"device(type='{self._type}')"
         return f"device(type='{self._type}', index={self._index})"
 
-    def __reduce__(self) -> tuple[type[device], tuple[str, int | None]]:
+    def __reduce__(self) -> tuple[Any, tuple[str, int | None]]:
         return (device, (self._type, self._index))
 
 

@@ -24,9 +24,9 @@ class Size(tuple[int, ...]):
     def __str__(self) -> str:
         return self.__repr__()
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]  # tuple's overloads
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]  # tuple has overloads
         result = tuple.__getitem__(self, index)
         return Size(result) if isinstance(index, slice) else result
 
-    def __add__(self, other: tuple[int, ...]) -> Size:  # type: ignore[override]  # Size + tuple is a Size
+    def __add__(self, other: tuple[int, ...]) -> Size:  # type: ignore[override,unused-ignore]  # Size + tuple is a Size
         return Size(tuple.__add__(self, other))

@@ -144,7 +144,7 @@ def _python_value(leaf: object) -> Any:
     if isinstance(leaf, (bool, int, float, complex)):
         return leaf
     if isinstance(leaf, TensorImpl):
-        return leaf.item()  # type: ignore[attr-defined]  # every tensor is a refimpl.Tensor
+        return leaf.item()
     item = getattr(leaf, "item", None)
     return item() if item is not None else leaf
 

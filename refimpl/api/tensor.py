@@ -161,19 +161,6 @@ class Tensor(TensorImpl):
 
     # --- conversion to Python and NumPy --------------------------------------------------
 
-    def item(self) -> Any:
-        """The value of a one-element tensor as a Python scalar. Torch: Tensor.item."""
-        n = self.numel()
-        if n != 1:
-            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        return self._backend_or_raise().tolist(
-            self.backend.xp.reshape(array_of(self), ())  # type: ignore[union-attr]  # checked
-        )
-
-    def tolist(self) -> Any:
-        """Nested lists of Python scalars. Torch: Tensor.tolist."""
-        return self._backend_or_raise().tolist(array_of(self))
-
     def numpy(self, *, force: bool = False) -> Any:
         """A NumPy array sharing memory with this CPU tensor where the backend allows.
 
@@ -404,6 +391,16 @@ class Tensor(TensorImpl):
 
     # --- dtype and device conversion ----------------------------------------------------
 
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def get_device(self) -> int:
+        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """This tensor with another dtype and/or device; itself if nothing changes.
 
@@ -460,14 +457,6 @@ class Tensor(TensorImpl):
     def cdouble(self) -> Tensor:
         return self.to(dt.complex128)
 
-    def is_floating_point(self) -> bool:
-        return self._dtype.is_floating_point
-
-    def is_complex(self) -> bool:
-        return self._dtype.is_complex
-
-    def get_device(self) -> int:
-        return -1 if self.device.type == "cpu" else (self.device.index or 0)
 
 
 # torch: the legacy type names printed by expand's error (torch.FloatTensor, ...).

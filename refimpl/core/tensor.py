@@ -134,6 +134,18 @@ class TensorImpl:
     def _geometry(self) -> geometry.Geometry:
         return geometry.Geometry(self._size, self._stride, self._storage_offset)
 
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python scalar. Torch: Tensor.item."""
+        n = geometry.numel(self._size)
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        backend = _data_backend(self)
+        return backend.tolist(backend.xp.reshape(array_of(self), ()))
+
+    def tolist(self) -> Any:
+        """Nested lists of Python scalars. Torch: Tensor.tolist."""
+        return _data_backend(self).tolist(array_of(self))
+
 
 # The class used for tensors that lower layers create; api/tensor.py sets refimpl.Tensor here.
 # A one-element list so the hot path reads it without a global statement.
@@ -233,6 +245,13 @@ def empty_tensor(
 
 
 # --- reading and writing data ------------------------------------------------------------
+
+
+def _data_backend(t: TensorImpl) -> Backend:
+    backend = t._storage.backend
+    if backend is None:
+        raise _no_data(t)
+    return backend
 
 
 def _no_data(t: TensorImpl) -> NotImplementedError:
