@@ -21,7 +21,10 @@ def test_defaults_and_environment() -> None:
 def test_environment_variable_reaches_a_new_process() -> None:
     code = "import refimpl; print(refimpl.ones(2).backend.name)"
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         env={"REFIMPL_BACKEND_CPU": "array_api_strict", "PATH": ""},
     )
     assert out.stdout.strip() == "array_api_strict"
