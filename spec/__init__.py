@@ -1,0 +1,1 @@
+"""Facts extracted from torch 2.13 (schemas, tags, dispatch keys), shipped as data files."""
