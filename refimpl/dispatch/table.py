@@ -68,6 +68,8 @@ class KernelRecord:
     debug: str
     is_fallthrough: bool = False
     with_keyset: bool = False
+    boxed: bool = False
+    """A backend fallback: called with the operator first, `fn(op, *args, **kwargs)`."""
 
     @classmethod
     def fallthrough(cls, debug: str) -> KernelRecord:

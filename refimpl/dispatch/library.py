@@ -1,0 +1,457 @@
+"""`refimpl.library`: defining operators and registering kernels and fallbacks from Python.
+
+Torch: torch/library.py (Library, define, impl, fallback, fallthrough_kernel, register_kernel,
+register_fake) and torch/_library/custom_ops.py (custom_op). Every registration a `Library`
+makes is undone when the Library is destroyed (garbage collected, `_destroy()`, or the end of a
+`_scoped_library` block), as torch's are.
+"""
+
+from __future__ import annotations
+
+import inspect
+import traceback
+import types
+import typing
+import warnings
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from refimpl._base.device import device
+from refimpl._base.dtypes import DType
+from refimpl._base.keys import DispatchKey
+from refimpl.core.tensor import TensorImpl
+from refimpl.dispatch.dispatcher import DISPATCHER
+from refimpl.dispatch.overloads import SCHEMAS, OpOverload, namespace
+from refimpl.dispatch.schema import parse_schema
+from refimpl.dispatch.table import BACKEND_FALLBACKS, KernelRecord, OperatorEntry, fallthrough_kernel
+
+__all__ = [
+    "Library", "custom_op", "define", "fallthrough_kernel", "impl", "register_fake",
+    "register_kernel",
+]
+
+_KINDS: Final = ("DEF", "IMPL", "FRAGMENT")
+_RESERVED_NAMESPACES: Final = ("prim",)
+
+# torch: the device-type strings torch.library accepts, and the key each registers to.
+_DEVICE_TYPE_KEYS: Final[dict[str, DispatchKey]] = {
+    "cpu": DispatchKey.CPU, "cuda": DispatchKey.CUDA, "meta": DispatchKey.Meta,
+    "default": DispatchKey.CompositeExplicitAutograd,
+}
+
+
+@dataclass(slots=True)
+class _LibraryState:
+    """What one Library registered, so that it can all be undone."""
+
+    kernels: list[tuple[OperatorEntry, DispatchKey, KernelRecord]] = field(default_factory=list)
+    definitions: list[tuple[str, str]] = field(default_factory=list)
+    fallbacks: list[DispatchKey] = field(default_factory=list)
+    def_namespace: str | None = None
+
+
+# Namespaces that have a DEF library, with where it was made. torch: Library::Library's check.
+_DEF_NAMESPACES: dict[str, str] = {}
+_OVERRIDE_WARNED: list[bool] = [False]
+
+
+def _caller() -> str:
+    frame = traceback.extract_stack(limit=4)[0]
+    return f"registered at {frame.filename}:{frame.lineno}"
+
+
+def parse_dispatch_key(name: str) -> DispatchKey:
+    """A DispatchKey from its name; "" means CompositeImplicitAutograd. Torch: parseDispatchKey."""
+    if name == "":
+        return DispatchKey.CompositeImplicitAutograd
+    key = DispatchKey.__members__.get(name)
+    if key is None:
+        raise RuntimeError(f"could not parse dispatch key: {name}")
+    return key
+
+
+def _undo(state: _LibraryState) -> None:
+    for entry, key, record in reversed(state.kernels):
+        entry.deregister_kernel(key, record)
+    for qualified, overload in reversed(state.definitions):
+        SCHEMAS.undefine(qualified, overload)
+    for key in state.fallbacks:
+        BACKEND_FALLBACKS.deregister(key)
+    if state.def_namespace is not None:
+        _DEF_NAMESPACES.pop(state.def_namespace, None)
+    state.kernels.clear()
+    state.definitions.clear()
+    state.fallbacks.clear()
+
+
+class Library:
+    """A set of definitions and registrations in one namespace. Torch: torch.library.Library.
+
+    `kind` is "DEF" (defines the namespace; once per namespace), "FRAGMENT" (adds
+    definitions to any namespace) or "IMPL" (only registers kernels).
+    """
+
+    def __init__(self, ns: str, kind: str, dispatch_key: str = "") -> None:
+        if kind not in _KINDS:
+            raise ValueError(f"Unsupported kind: {kind}")
+        if ns in _RESERVED_NAMESPACES and kind in ("DEF", "FRAGMENT"):
+            raise ValueError(
+                f"{ns} is a reserved namespace. Please try creating a library with another name."
+            )
+        where = _caller()
+        self.ns = ns
+        self.kind = kind
+        self.dispatch_key = dispatch_key
+        self._where = where
+        self._state = _LibraryState()
+        if kind == "DEF":
+            previous = _DEF_NAMESPACES.get(ns)
+            if previous is not None or ns == "aten":
+                raise RuntimeError(
+                    f"Only a single TORCH_LIBRARY can be used to register the namespace {ns}; "
+                    "please put all of your definitions in a single TORCH_LIBRARY block.  If "
+                    "you were trying to specify implementations, consider using "
+                    "TORCH_LIBRARY_IMPL (which can be duplicated).  If you really intended to "
+                    "define operators for a single namespace in a distributed way, you can use "
+                    "TORCH_LIBRARY_FRAGMENT to explicitly indicate this.  Previous registration "
+                    f"of TORCH_LIBRARY was {previous or 'registered by refimpl'}; latest "
+                    f"registration was {where}"
+                )
+            _DEF_NAMESPACES[ns] = where
+            self._state.def_namespace = ns
+        self._finalizer = weakref.finalize(self, _undo, self._state)
+
+    def __repr__(self) -> str:
+        return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
+
+    def _destroy(self) -> None:
+        """Undo every registration now. Torch: Library._destroy."""
+        self._finalizer()
+
+    # --- define -----------------------------------------------------------------------------
+
+    def define(
+        self, schema: str, alias_analysis: str = "", *, tags: Sequence[str] | str = ()
+    ) -> str:
+        """Define an operator overload from a schema string; returns its name.
+
+        Torch: Library.define. The namespace is the library's unless the schema names one.
+        """
+        if self.kind == "IMPL":
+            name = schema.partition("(")[0]
+            raise RuntimeError(
+                f'def("{name}"): Cannot define an operator inside of a TORCH_LIBRARY_IMPL '
+                "block.  All def()s should be placed in the (unique) TORCH_LIBRARY block for "
+                f"their namespace.  (Error occurred while processing TORCH_LIBRARY_IMPL block "
+                f"at {self._where})"
+            )
+        if alias_analysis not in ("", "FROM_SCHEMA", "CONSERVATIVE"):
+            raise RuntimeError(f"Invalid alias_analysis type {alias_analysis}")
+        text = schema if "::" in schema.partition("(")[0] else f"{self.ns}::{schema}"
+        parsed = parse_schema(text)
+        tag_names = (tags,) if isinstance(tags, str) else tuple(str(t) for t in tags)
+        SCHEMAS.define(parsed, tag_names)
+        self._state.definitions.append((parsed.name, parsed.overload_name))
+        entry = DISPATCHER.entry(parsed.qualified_name)
+        entry.set_schema(str(parsed), _caller(), alias_analysis or "FROM_SCHEMA")
+        return parsed.name.partition("::")[2] + (
+            f".{parsed.overload_name}" if parsed.overload_name else ""
+        )
+
+    # --- impl -------------------------------------------------------------------------------
+
+    def _entry_for(self, op_name: str | OpOverload) -> OperatorEntry:
+        if isinstance(op_name, OpOverload):
+            return op_name.entry
+        qualified = op_name if "::" in op_name else f"{self.ns}::{op_name}"
+        name, _, overload = qualified.partition(".")
+        if not SCHEMAS.overloads(name) or overload not in SCHEMAS.overloads(name):
+            raise RuntimeError(
+                f"operator {qualified} does not exist; define it before registering kernels"
+            )
+        return DISPATCHER.entry(qualified)
+
+    def impl(
+        self, op_name: str | OpOverload, fn: Callable[..., Any], dispatch_key: str = "", *,
+        with_keyset: bool = False, allow_override: bool = True,
+    ) -> None:
+        """Register `fn` as the kernel of `op_name` for `dispatch_key`. Torch: Library.impl.
+
+        No key means CompositeImplicitAutograd. `fallthrough_kernel` makes the key skip.
+        """
+        key = parse_dispatch_key(dispatch_key or self.dispatch_key)
+        entry = self._entry_for(op_name)
+        where = _caller()
+        if fn is fallthrough_kernel:
+            record = KernelRecord.fallthrough(where)
+        else:
+            record = KernelRecord(fn, where, with_keyset=with_keyset)
+        existing = entry.kernels_for(key)
+        if existing:
+            if not allow_override:
+                raise RuntimeError(
+                    f"This is not allowed since there's already a kernel registered from python "
+                    f"overriding {entry.name}'s behavior for {key.name} dispatch key and "
+                    f"{self.ns} namespace."
+                )
+            if not _OVERRIDE_WARNED[0]:
+                _OVERRIDE_WARNED[0] = True
+                warnings.warn(
+                    "Warning only once for all operators,  other operators may also be "
+                    "overridden.\n  Overriding a previously registered kernel for the same "
+                    f"operator and the same dispatch key\n  operator: {entry.schema}\n    "
+                    f"{entry.schema_debug}\n  dispatch key: {key.name}\n  previous kernel: "
+                    f"{existing[0].debug}\n       new kernel: {where}",
+                    UserWarning, stacklevel=2,
+                )
+        entry.register_kernel(key, record)
+        self._state.kernels.append((entry, key, record))
+
+    def fallback(
+        self, fn: Callable[..., Any], dispatch_key: str = "", *, with_keyset: bool = False
+    ) -> None:
+        """Register `fn` as the boxed fallback of every operator for `dispatch_key`.
+
+        Torch: Library.fallback; `fn(op, *args, **kwargs)`, or `fn(keyset, op, ...)`.
+        """
+        if self.ns != "_":
+            raise RuntimeError(
+                "Fallback can only be registered using library fragment on the global "
+                f'namespace "_" but it is {self.ns}'
+            )
+        key = parse_dispatch_key(dispatch_key or self.dispatch_key)
+        where = _caller()
+        if fn is fallthrough_kernel:
+            record = KernelRecord.fallthrough(where)
+        else:
+            record = KernelRecord(fn, where, with_keyset=with_keyset, boxed=True)
+        BACKEND_FALLBACKS.register(key, record)
+        self._state.fallbacks.append(key)
+
+
+@contextmanager
+def _scoped_library(ns: str, kind: str, dispatch_key: str = "") -> Iterator[Library]:
+    """A Library whose registrations end with the block. Torch: torch.library._scoped_library."""
+    lib = Library(ns, kind, dispatch_key)
+    try:
+        yield lib
+    finally:
+        lib._destroy()
+
+
+# --- the functional API ---------------------------------------------------------------------
+
+# Libraries made by the functional API live for the rest of the process, as torch's do.
+_KEPT_ALIVE: list[Library] = []
+
+
+def _library_for(qualname: str, lib: Library | None) -> Library:
+    if lib is not None:
+        return lib
+    made = Library(qualname.partition("::")[0], "FRAGMENT")
+    _KEPT_ALIVE.append(made)
+    return made
+
+
+def define(
+    qualname: str, schema: str, *, lib: Library | None = None, tags: Sequence[str] = ()
+) -> None:
+    """Define `ns::name` with `schema` ("(Tensor x) -> Tensor"). Torch: torch.library.define."""
+    library = _library_for(qualname, lib)
+    library.define(qualname.partition("::")[2] + schema, tags=tags)
+
+
+def _keys_for(device_types: str | Sequence[str] | None) -> list[DispatchKey]:
+    if device_types is None:
+        return [DispatchKey.CompositeExplicitAutograd]
+    names = [device_types] if isinstance(device_types, str) else list(device_types)
+    keys = []
+    for name in names:
+        key = _DEVICE_TYPE_KEYS.get(device(name).type if name != "default" else "default")
+        if key is None:
+            raise ValueError(f"Unsupported device type for refimpl: {name}")
+        keys.append(key)
+    return keys
+
+
+def _qualified(op: str | OpOverload | CustomOpDef) -> str:
+    if isinstance(op, CustomOpDef):
+        return op._qualname
+    if isinstance(op, OpOverload):
+        return op.name()
+    return op
+
+
+def impl(
+    qualname: str, types: str | Sequence[str], func: Callable[..., Any] | None = None, *,
+    lib: Library | None = None,
+) -> Any:
+    """Register a kernel for device types ("cpu", "cuda") or a dispatch key name.
+
+    Torch: torch.library.impl; usable as a decorator.
+    """
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        library = _library_for(qualname, lib)
+        names = [types] if isinstance(types, str) else list(types)
+        for name in names:
+            key_name = name if name in DispatchKey.__members__ else _keys_for(name)[0].name
+            library.impl(qualname.partition("::")[2], fn, key_name)
+        return fn
+
+    return register if func is None else register(func)
+
+
+def register_kernel(
+    op: str | OpOverload | CustomOpDef, device_types: str | Sequence[str] | None,
+    func: Callable[..., Any] | None = None, /, *, lib: Library | None = None,
+) -> Any:
+    """Register a kernel of an operator for device types. Torch: torch.library.register_kernel."""
+    qualname = _qualified(op)
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        library = _library_for(qualname, lib)
+        for key in _keys_for(device_types):
+            library.impl(qualname.partition("::")[2], fn, key.name)
+        return fn
+
+    return register if func is None else register(func)
+
+
+def register_fake(
+    op: str | OpOverload | CustomOpDef, func: Callable[..., Any] | None = None, /, *,
+    lib: Library | None = None, allow_override: bool = True,
+) -> Any:
+    """Register the fake (Meta) implementation: shapes and dtypes without data.
+
+    Torch: torch.library.register_fake (registered at the Meta key).
+    """
+    qualname = _qualified(op)
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        library = _library_for(qualname, lib)
+        library.impl(qualname.partition("::")[2], fn, "Meta", allow_override=allow_override)
+        return fn
+
+    return register if func is None else register(func)
+
+
+# --- custom_op --------------------------------------------------------------------------------
+
+
+def _schema_type(annotation: Any, name: str) -> str:
+    # torch: infer_schema in torch/_library/infer_schema.py (the annotation table).
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType) and type(None) in args and len(args) == 2:
+        inner = args[0] if args[1] is type(None) else args[1]
+        return _schema_type(inner, name) + "?"
+    if origin in (list, Sequence, typing.Sequence) and args:
+        return _schema_type(args[0], name) + "[]"
+    if isinstance(annotation, type) and issubclass(annotation, TensorImpl):
+        return "Tensor"
+    table: dict[Any, str] = {
+        int: "SymInt", float: "float", bool: "bool", str: "str", DType: "ScalarType",
+        device: "Device", complex: "complex",
+    }
+    found = table.get(annotation)
+    if found is None:
+        raise ValueError(
+            f"infer_schema(func): Parameter {name} has unsupported type {annotation}."
+        )
+    return found
+
+
+def infer_schema(fn: Callable[..., Any], mutates_args: str | Sequence[str]) -> str:
+    """The schema of a Python function from its annotations. Torch: torch.library.infer_schema."""
+    hints = typing.get_type_hints(fn)
+    signature = inspect.signature(fn)
+    mutated = set() if mutates_args == "unknown" else set(
+        [mutates_args] if isinstance(mutates_args, str) else mutates_args
+    )
+    parts: list[str] = []
+    alias = 0
+    for param in signature.parameters.values():
+        if param.name not in hints:
+            raise ValueError(f"infer_schema(func): Parameter {param.name} must have a type annotation.")
+        text = _schema_type(hints[param.name], param.name)
+        if param.name in mutated:
+            text = text.replace("Tensor", f"Tensor(a{alias}!)", 1)
+            alias += 1
+        default = ""
+        if param.default is not inspect.Parameter.empty:
+            default = "=None" if param.default is None else f"={param.default!r}".replace("'", '"')
+        prefix = "*, " if param.kind is inspect.Parameter.KEYWORD_ONLY and not any(
+            p.startswith("*") for p in parts
+        ) else ""
+        parts.append(f"{prefix}{text} {param.name}{default}")
+    returns = hints.get("return")
+    if returns is None or returns is type(None):
+        out = "()"
+    elif typing.get_origin(returns) is tuple:
+        out = "(" + ", ".join(_schema_type(a, "return") for a in typing.get_args(returns)) + ")"
+    else:
+        out = _schema_type(returns, "return")
+    return f"({', '.join(parts)}) -> {out}"
+
+
+class CustomOpDef:
+    """An operator defined from a Python function. Torch: torch._library.custom_ops.CustomOpDef.
+
+    The function is the CompositeExplicitAutograd kernel (opaque to decomposition); fake and
+    per-device kernels can be added.
+    """
+
+    def __init__(self, qualname: str, schema: str, fn: Callable[..., Any], tags: Sequence[str]) -> None:
+        self._qualname = qualname
+        self._lib = Library(qualname.partition("::")[0], "FRAGMENT")
+        self._name = qualname.partition("::")[2]
+        self._lib.define(self._name + schema, tags=tags)
+        self._lib.impl(self._name, fn, "CompositeExplicitAutograd")
+        self._opoverload: OpOverload = getattr(
+            namespace(qualname.partition("::")[0]), self._name
+        ).default
+        self._init_fn = fn
+
+    def register_fake(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        self._lib.impl(self._name, fn, "Meta")
+        return fn
+
+    def register_kernel(
+        self, device_types: str | Sequence[str], fn: Callable[..., Any] | None = None
+    ) -> Any:
+        def register(kernel: Callable[..., Any]) -> Callable[..., Any]:
+            for key in _keys_for(device_types):
+                self._lib.impl(self._name, kernel, key.name)
+            return kernel
+
+        return register if fn is None else register(fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._opoverload(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<CustomOpDef({self._qualname})>"
+
+
+def custom_op(
+    name: str, fn: Callable[..., Any] | None = None, /, *, mutates_args: str | Sequence[str],
+    device_types: str | Sequence[str] | None = None, schema: str | None = None,
+    tags: Sequence[str] | None = None,
+) -> Any:
+    """Define an operator from a Python function. Torch: torch.library.custom_op.
+
+    Differs: no autograd registration yet (the autograd issue adds register_autograd).
+    """
+
+    def wrap(func: Callable[..., Any]) -> CustomOpDef:
+        op_schema = schema if schema is not None else infer_schema(func, mutates_args)
+        result = CustomOpDef(name, op_schema, func, tags or ())
+        if device_types is not None:
+            result.register_kernel(device_types, func)
+        return result
+
+    return wrap if fn is None else wrap(fn)

@@ -1,0 +1,278 @@
+"""Operators as Python objects: `refimpl.ops.<ns>.<op>` packets and their overloads.
+
+Torch: torch/_ops.py (OpOverloadPacket, OpOverload, _OpNamespace). An `OpOverload` binds its
+Python arguments to its schema (compiled once, dispatch/binding.py) and enters the
+dispatcher; a packet picks the first overload, in torch's order, whose schema accepts the
+arguments. Schemas come from `define` (custom operators) or, for aten and prims, from the
+spec snapshot of torch 2.13, so every torch overload exists here before it has a kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from refimpl._base.keys import SLOT_INDEX, DispatchKey, DispatchKeySet
+from refimpl._base.spec import SpecOverload, spec_overloads
+from refimpl.dispatch.binding import Binder, SchemaMatchError, as_runtime_error, match_failure
+from refimpl.dispatch.dispatcher import DISPATCHER, call_kernel, dispatch_raw, key_set_of
+from refimpl.dispatch.schema import FunctionSchema, parse_schema
+from refimpl.dispatch.table import OperatorEntry
+
+
+class SchemaRegistry:
+    """Every defined operator overload: qualified name -> schema text and tags.
+
+    Torch: the schemas registered with c10::Dispatcher (registerDef). aten and prims come
+    from the spec snapshot; `Library.define` adds the rest.
+    """
+
+    __slots__ = ("_defined", "_packets")
+
+    def __init__(self) -> None:
+        # "ns::op" -> {overload name: (schema text, tags)} in definition order.
+        self._defined: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {}
+        self._packets: dict[str, OpOverloadPacket] = {}
+
+    def overloads(self, qualified_op: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+        found = self._defined.get(qualified_op)
+        if found is None:
+            spec: tuple[SpecOverload, ...] = spec_overloads().get(qualified_op, ())
+            found = {o.overload: (o.schema, o.tags) for o in spec}
+            if found:
+                self._defined[qualified_op] = found
+        return found
+
+    def define(self, schema: FunctionSchema, tags: tuple[str, ...]) -> None:
+        """Add an overload. Torch: Dispatcher::registerDef (Library.define)."""
+        overloads = self.overloads(schema.name)
+        if schema.overload_name in overloads:
+            raise RuntimeError(
+                f"Tried to register an operator ({schema}) with the same name and overload "
+                f"name multiple times. Each overload's schema should only be registered with a "
+                f"single call to def(). Duplicate registration: {schema}"
+            )
+        self._defined.setdefault(schema.name, {})[schema.overload_name] = (str(schema), tags)
+        packet = self._packets.get(schema.name)
+        if packet is not None:
+            packet._refresh()
+
+    def undefine(self, qualified_op: str, overload: str) -> None:
+        """Remove an overload defined by a Library that is being destroyed."""
+        overloads = self._defined.get(qualified_op, {})
+        overloads.pop(overload, None)
+        packet = self._packets.get(qualified_op)
+        if packet is not None:
+            packet._refresh()
+
+    def packet(self, qualified_op: str) -> OpOverloadPacket | None:
+        packet = self._packets.get(qualified_op)
+        if packet is None and self.overloads(qualified_op):
+            packet = OpOverloadPacket(qualified_op, self)
+            self._packets[qualified_op] = packet
+        return packet
+
+
+SCHEMAS: Final = SchemaRegistry()
+
+
+class OpOverload:
+    """One overload of an operator: a schema and a dispatcher entry.
+
+    Torch: torch._ops.OpOverload. `str(op) == "aten.add.Tensor"`, `op.name() ==
+    "aten::add.Tensor"`; calling it binds the arguments and dispatches.
+    """
+
+    __slots__ = (
+        "_schema", "_overloadname", "overloadpacket", "_entry", "_binder", "_tags",
+        "__name__", "__qualname__", "_qualified_name", "namespace",
+    )
+
+    def __init__(
+        self, packet: OpOverloadPacket, schema: FunctionSchema, tags: tuple[str, ...]
+    ) -> None:
+        self._schema = schema
+        self._overloadname = schema.overload_name or "default"
+        self.overloadpacket = packet
+        self._qualified_name = schema.qualified_name
+        self._entry: OperatorEntry = DISPATCHER.entry(self._qualified_name)
+        if self._entry.schema is None:
+            self._entry.set_schema(str(schema), "registered by refimpl")
+        self._binder = Binder(schema)
+        self._tags = tags
+        self.namespace = schema.namespace
+        self.__name__ = f"{schema.name.partition('::')[2]}.{self._overloadname}"
+        self.__qualname__ = self.__name__
+
+    # --- calling ----------------------------------------------------------------------------
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        try:
+            args, kwargs = self._binder.bind(args, kwargs)
+        except SchemaMatchError as mismatch:
+            raise as_runtime_error(mismatch) from None
+        entry = self._entry
+        return call_kernel(self, entry, dispatch_raw(entry, key_set_of(args, kwargs)), args, kwargs)
+
+    def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
+        """Call the kernel for `keyset` as given (TLS is not applied again).
+
+        Torch: OpOverload.redispatch (c10::Dispatcher::redispatch).
+        """
+        try:
+            args, kwargs = self._binder.bind(args, kwargs)
+        except SchemaMatchError as mismatch:
+            raise as_runtime_error(mismatch) from None
+        entry = self._entry
+        raw = keyset.raw
+        mask = entry.non_fallthrough_mask
+        raw &= entry.non_fallthrough_mask_for(raw) if mask is None else mask
+        return call_kernel(self, entry, raw, args, kwargs)
+
+    def decompose(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the CompositeImplicitAutograd kernel, or return NotImplemented if there is none.
+
+        Torch: OpOverload.decompose.
+        """
+        records = self._entry.kernels_for(DispatchKey.CompositeImplicitAutograd)
+        if not records:
+            return NotImplemented
+        args, kwargs = self._binder.bind(args, kwargs)
+        return records[0].kernel(*args, **kwargs)
+
+    # --- introspection ------------------------------------------------------------------------
+
+    def name(self) -> str:
+        return self._qualified_name
+
+    @property
+    def _opname(self) -> str:
+        return self._schema.name.partition("::")[2]
+
+    @property
+    def tags(self) -> list[str]:
+        """Torch: OpOverload.tags (torch.Tag members; here their names)."""
+        return list(self._tags)
+
+    def has_kernel_for_dispatch_key(self, key: DispatchKey) -> bool:
+        """Torch: OpOverload.has_kernel_for_dispatch_key (the computed table has an entry)."""
+        index = SLOT_INDEX.get(key)
+        if index is None:
+            return self._entry.has_kernel_for_dispatch_key(key)
+        return self._entry.dispatch_table[index] is not None
+
+    @property
+    def entry(self) -> OperatorEntry:
+        """The dispatcher entry (registrations and computed table) of this overload."""
+        return self._entry
+
+    def __str__(self) -> str:
+        return f"{self._schema.name.replace('::', '.')}.{self._overloadname}"
+
+    def __repr__(self) -> str:
+        return f"<OpOverload(op='{self._schema.name.replace('::', '.')}', overload='{self._overloadname}')>"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+class OpOverloadPacket:
+    """All overloads of one operator name. Torch: torch._ops.OpOverloadPacket."""
+
+    def __init__(self, qualified_op: str, registry: SchemaRegistry) -> None:
+        self._qualified_op_name = qualified_op
+        self._registry = registry
+        self.__name__ = qualified_op.partition("::")[2]
+        self._overload_names: list[str] = []
+        self._resolution: tuple[OpOverload, ...] = ()
+        self._refresh()
+
+    def _refresh(self) -> None:
+        for name in self._overload_names:
+            self.__dict__.pop(name or "default", None)
+        self._overload_names = list(self._registry.overloads(self._qualified_op_name))
+        self._resolution = ()
+
+    def overloads(self) -> list[str]:
+        """Overload names in torch's order ("default" for the unnamed one)."""
+        return [name or "default" for name in self._overload_names]
+
+    def __getattr__(self, attr: str) -> OpOverload:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        overload = "" if attr == "default" else attr
+        found = self._registry.overloads(self._qualified_op_name).get(overload)
+        if found is None:
+            raise AttributeError(
+                f"The underlying op of '{self}' has no overload name '{attr}'"
+            )
+        schema_text, tags = found
+        op = OpOverload(self, parse_schema(schema_text), tags)
+        # Cache on the packet: later lookups are plain attribute reads.
+        setattr(self, attr, op)
+        return op
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        """Call the first overload that accepts the arguments. Torch: OpOverloadPacket.__call__."""
+        if not self._resolution:
+            self._resolution = tuple(getattr(self, name) for name in self.overloads())
+        reasons = []
+        for op in self._resolution:
+            try:
+                bound_args, bound_kwargs = op._binder.bind(args, kwargs)
+            except SchemaMatchError as mismatch:
+                reasons.append(str(mismatch))
+                continue
+            entry = op._entry
+            raw = dispatch_raw(entry, key_set_of(bound_args, bound_kwargs))
+            return call_kernel(op, entry, raw, bound_args, bound_kwargs)
+        raise match_failure(reasons)
+
+    def resolve(self, *args: Any, **kwargs: Any) -> OpOverload:
+        """The overload a call with these arguments binds to (no call is made)."""
+        if not self._resolution:
+            self._resolution = tuple(getattr(self, name) for name in self.overloads())
+        reasons = []
+        for op in self._resolution:
+            try:
+                op._binder.bind(args, kwargs)
+            except SchemaMatchError as mismatch:
+                reasons.append(str(mismatch))
+                continue
+            return op
+        raise match_failure(reasons)
+
+    def __str__(self) -> str:
+        return self._qualified_op_name.replace("::", ".")
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket(op='{self}')>"
+
+
+class OpNamespace:
+    """`refimpl.ops.aten`: the packets of one namespace. Torch: torch._ops._OpNamespace."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __getattr__(self, op_name: str) -> OpOverloadPacket:
+        if op_name.startswith("__"):
+            raise AttributeError(op_name)
+        packet = SCHEMAS.packet(f"{self.name}::{op_name}")
+        if packet is None:
+            raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+        return packet
+
+    def __repr__(self) -> str:
+        return f"<refimpl.ops.{self.name}>"
+
+
+_NAMESPACES: dict[str, OpNamespace] = {}
+
+
+def namespace(name: str) -> OpNamespace:
+    """The namespace object `refimpl.ops.<name>`."""
+    found = _NAMESPACES.get(name)
+    if found is None:
+        found = OpNamespace(name)
+        _NAMESPACES[name] = found
+    return found
