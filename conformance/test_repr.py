@@ -185,6 +185,11 @@ def _print(lib: ModuleType, case: Case, show: Callable[[Any], str]) -> str:
         lib.set_default_dtype(getattr(lib, case.default_dtype))
     try:
         return show(case.build(lib))
+    except TypeError as error:
+        # A backend without the dtype (array_api_strict has no float16) says so; skip there.
+        if lib is refimpl and "has no dtype" in str(error):
+            pytest.skip(str(error))
+        raise
     finally:
         lib.set_printoptions(profile="default")
         lib.set_default_dtype(lib.float32)

@@ -21,7 +21,7 @@ from refimpl.api._indexing import basic_index_geometry, has_bool_index
 from refimpl.core import strides as geometry
 from refimpl.core.config import config
 from refimpl.core.tensor import TensorImpl, array_of, make_view, set_tensor_class
-from refimpl.ops import data
+from refimpl.ops import aten, data
 
 
 class Tensor(TensorImpl):
@@ -76,7 +76,7 @@ class Tensor(TensorImpl):
 
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, outside autograd. Torch: detach."""
-        out: Tensor = data.alias_detached(self, share_version=True)
+        out: Tensor = aten.detach.default(self)
         return out
 
     @property
@@ -190,157 +190,151 @@ class Tensor(TensorImpl):
             raise RuntimeError("refimpl: this tensor has no data")
         return backend
 
-    # --- views -----------------------------------------------------------------------------
-
-    def _view(self, g: geometry.Geometry) -> Tensor:
-        out: Tensor = make_view(self, g)
-        return out
+    # --- views: each method is one aten op call, as torch's Tensor methods are ----------
 
     def view(self, *shape: Any) -> Tensor:
-        """A view with another shape (never copies). Torch: Tensor.view."""
+        """A view with another shape (never copies). Torch: Tensor.view (aten.view)."""
         if len(shape) == 1 and isinstance(shape[0], DType):
             raise NotImplementedError("refimpl: dtype views arrive with the operator issue")
-        return self._view(geometry.view(self._geometry(), parse_sizes(shape, "view")))
+        out: Tensor = aten.view.default(self, list(parse_sizes(shape, "view")))
+        return out
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(other._size)
 
     def reshape(self, *shape: Any) -> Tensor:
         """A view when the strides allow, else a contiguous copy. Torch: reshape (CIA)."""
-        size = geometry.infer_size(parse_sizes(shape, "reshape"), self.numel())
-        strides = geometry.view_strides(self._size, self._stride, size)
-        if strides is not None:
-            return self._view(geometry.Geometry(size, strides, self._storage_offset))
-        return self.clone().view(size)
+        out: Tensor = aten.reshape.default(self, list(parse_sizes(shape, "reshape")))
+        return out
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        ndim = self.dim()
-        if ndim == 0:
-            return self.reshape(1)
-        start = geometry.wrap_dim(start_dim, ndim)
-        end = geometry.wrap_dim(end_dim, ndim)
-        if start > end:
-            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-        if start == end:
-            return self
-        merged = geometry.numel(self._size[start:end + 1])
-        return self.reshape(self._size[:start] + (merged,) + self._size[end + 1:])
+        out: Tensor = aten.flatten.using_ints(self, start_dim, end_dim)
+        return out
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        return self._view(geometry.transpose(self._geometry(), dim0, dim1))
+        out: Tensor = aten.transpose.int(self, dim0, dim1)
+        return out
 
     def swapaxes(self, axis0: int, axis1: int) -> Tensor:
         return self.transpose(axis0, axis1)
 
     def t(self) -> Tensor:
-        return self._view(geometry.t(self._geometry()))
+        out: Tensor = aten.t.default(self)
+        return out
 
     def permute(self, *dims: Any) -> Tensor:
-        return self._view(geometry.permute(self._geometry(), parse_sizes(dims, "permute")))
+        out: Tensor = aten.permute.default(self, list(parse_sizes(dims, "permute")))
+        return out
 
     def expand(self, *sizes: Any) -> Tensor:
-        legacy = f"refimpl.{_LEGACY_NAMES.get(self._dtype.name, 'Tensor')}"
-        return self._view(geometry.expand(self._geometry(), parse_sizes(sizes, "expand"), legacy))
+        out: Tensor = aten.expand.default(self, list(parse_sizes(sizes, "expand")))
+        return out
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(other._size)
 
     def unsqueeze(self, dim: int) -> Tensor:
-        return self._view(geometry.unsqueeze(self._geometry(), dim))
+        out: Tensor = aten.unsqueeze.default(self, dim)
+        return out
 
     def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
-        dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
-        return self._view(geometry.squeeze(self._geometry(), dims))
+        out: Tensor
+        if dim is None:
+            out = aten.squeeze.default(self)
+        elif isinstance(dim, int):
+            out = aten.squeeze.dim(self, dim)
+        else:
+            out = aten.squeeze.dims(self, list(dim))
+        return out
 
     def select(self, dim: int, index: int) -> Tensor:
-        return self._view(geometry.select(self._geometry(), dim, index))
+        out: Tensor = aten.select.int(self, dim, index)
+        return out
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
-        return self._view(geometry.narrow(self._geometry(), dim, start, length))
+        out: Tensor = aten.narrow.default(self, dim, start, length)
+        return out
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-        return self._view(geometry.diagonal(self._geometry(), offset, dim1, dim2))
+        out: Tensor = aten.diagonal.default(self, offset, dim1, dim2)
+        return out
 
     def unfold(self, dimension: int, size: int, step: int) -> Tensor:
-        return self._view(geometry.unfold(self._geometry(), dimension, size, step))
+        out: Tensor = aten.unfold.default(self, dimension, size, step)
+        return out
 
     def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-        src = [source] if isinstance(source, int) else list(source)
-        dst = [destination] if isinstance(destination, int) else list(destination)
-        return self._view(geometry.movedim(self._geometry(), src, dst))
+        out: Tensor
+        if isinstance(source, int) and isinstance(destination, int):
+            out = aten.movedim.int(self, source, destination)
+        else:
+            src = [source] if isinstance(source, int) else list(source)
+            dst = [destination] if isinstance(destination, int) else list(destination)
+            out = aten.movedim.intlist(self, src, dst)
+        return out
 
     moveaxis = movedim
 
     def as_strided(
         self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
     ) -> Tensor:
-        g = geometry.as_strided(
-            self._geometry(), tuple(size), tuple(stride), storage_offset,
-            self._storage.size_elements, self._dtype.itemsize,
-        )
-        return self._view(g)
+        out: Tensor = aten.as_strided.default(self, list(size), list(stride), storage_offset)
+        return out
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
-        d = geometry.wrap_dim(dim, self.dim())
-        n = self._size[d]
+        # torch: Tensor.split (torch/_tensor.py) picks split.Tensor or split_with_sizes.
         if isinstance(split_size, int):
-            if split_size < 0:
-                raise RuntimeError(
-                    f"split expects split_size be non-negative, but got split_size={split_size}"
-                )
-            sizes = [split_size] * (n // split_size) if split_size else []
-            if split_size == 0 or n % split_size or n == 0:
-                sizes.append(n - sum(sizes))
-        else:
-            sizes = list(split_size)
-            if sum(sizes) != n:
-                raise RuntimeError(
-                    f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
-                    f"size at dimension {d}), but got split_sizes={sizes}"
-                )
-        out = []
-        start = 0
-        for length in sizes:
-            out.append(self.narrow(d, start, length))
-            start += length
-        return tuple(out)
+            return tuple(aten.split.Tensor(self, split_size, dim))
+        return tuple(aten.split_with_sizes.default(self, list(split_size), dim))
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-        if chunks <= 0:
-            raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-        n = self._size[geometry.wrap_dim(dim, self.dim())]
-        return self.split(max((n + chunks - 1) // chunks, 1) if n else 1, dim)
+        return tuple(aten.chunk.default(self, chunks, dim))
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
-        d = geometry.wrap_dim(dim, self.dim())
-        return tuple(self.select(d, i) for i in range(self._size[d]))
+        return tuple(aten.unbind.int(self, dim))
 
     # --- copies and writes ---------------------------------------------------------------
 
     def contiguous(self, memory_format: object = None) -> Tensor:
-        return self if self.is_contiguous() else self.clone()
+        out: Tensor = aten.contiguous.default(self)
+        return out
 
     def clone(self, *, memory_format: object = None) -> Tensor:
-        out: Tensor = data.clone(self)
+        out: Tensor = aten.clone.default(self, memory_format=memory_format)
         return out
 
     def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
-        data.copy_(self, src)
+        aten.copy_.default(self, src, non_blocking)
         return self
 
     def fill_(self, value: Any) -> Tensor:
         if isinstance(value, TensorImpl):
-            if value.dim() != 0:
-                raise RuntimeError(
-                    "fill_ only supports 0-dimension value tensor but got tensor with "
-                    f"{value.dim()} dimensions."
-                )
-            value = value.item()
-        data.fill_(self, value)
+            aten.fill_.Tensor(self, value)
+        else:
+            aten.fill_.Scalar(self, value)
         return self
 
     def zero_(self) -> Tensor:
         return self.fill_(0)
+
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python number. Torch: Tensor.item."""
+        return aten.item.default(self)
+
+    # --- arithmetic ----------------------------------------------------------------------
+
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """self + alpha * other. Torch: Tensor.add (aten.add.Tensor)."""
+        out: Tensor = aten.add.Tensor(self, other, alpha=alpha)
+        return out
+
+    def __add__(self, other: Any) -> Tensor:
+        out: Tensor = aten.add.Tensor(self, other)
+        return out
+
+    def __radd__(self, other: Any) -> Tensor:
+        out: Tensor = aten.add.Tensor(self, other)
+        return out
 
     # --- new_* factories: this tensor's dtype and device by default ---------------------
 

@@ -1,0 +1,25 @@
+"""`refimpl.ops`: operator namespaces (`refimpl.ops.aten.add.Tensor`) and the kernels behind them.
+
+Torch: torch.ops (torch/_ops.py). `refimpl.ops.<ns>` is an operator namespace; the modules of
+this package register refimpl's kernels for aten operators.
+"""
+
+from __future__ import annotations
+
+from refimpl.dispatch.overloads import OpNamespace, namespace
+
+# The kernel modules are imported here, so that they register their kernels and so that the
+# namespace lookup below never shadows them.
+from refimpl.ops import data as data
+from refimpl.ops import pointwise as pointwise
+from refimpl.ops import view as view
+
+aten = namespace("aten")
+prims = namespace("prims")
+
+
+def __getattr__(name: str) -> OpNamespace:
+    # Custom namespaces (`refimpl.ops.myns`) exist as soon as something is defined in them.
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return namespace(name)

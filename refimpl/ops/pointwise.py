@@ -1,0 +1,349 @@
+"""Elementwise aten ops and the data-moving ops they rest on (copy_, fill_, _to_copy, factories).
+
+Torch: add in aten/src/ATen/native/BinaryOps.cpp over TensorIterator; copy_ (Copy.cpp),
+fill_ (Fill.cpp), _to_copy (TensorConversions.cpp), _local_scalar_dense (Scalar.cpp), and
+the factories of TensorFactories.cpp. Kernels work on metadata first and touch data only when
+the tensors have some, so one CompositeExplicitAutograd body serves CPU, CUDA and Meta.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from refimpl._base import promotion
+from refimpl._base.device import device
+from refimpl._base.dtypes import DType, bool_
+from refimpl._base.keys import DispatchKey
+from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
+from refimpl._base.scalars import Scalar, convert_scalar, integral_range
+from refimpl.core.backend import Array, Backend
+from refimpl.core.config import config
+from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, from_array
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops import data
+from refimpl.ops._register import defop
+
+aten: Final = namespace("aten")
+CEA: Final = DispatchKey.CompositeExplicitAutograd
+_CPU: Final = device("cpu")
+
+Operand = TensorImpl | bool | int | float | complex
+
+
+# --- shared: operands, devices, alpha ----------------------------------------------------
+
+
+def _operand_kind(value: Operand) -> tuple[DType, OperandKind]:
+    if isinstance(value, TensorImpl):
+        kind = OperandKind.ZERO_DIM if not value._size else OperandKind.DIMENSIONED
+        return value._dtype, kind
+    return promotion.scalar_dtype(value), OperandKind.WRAPPED
+
+
+def _is_cpu_scalar(t: TensorImpl) -> bool:
+    return not t._size and t._storage.device.type == "cpu"
+
+
+def common_device(op_name: str, tensors: tuple[TensorImpl, ...]) -> device:
+    """The device an elementwise op runs on; 0-dim CPU tensors may join any device.
+
+    Torch: TensorIteratorBase::compute_types (the first operand that is not a CPU scalar sets
+    the device) and, for meta operands, the meta kernel's check in torch/_prims_common
+    (check_same_device): cpu + meta selects the Meta kernel (pytorch-semantics.md §1.6).
+    """
+    found: device | None = None
+    for t in tensors:
+        dev = t._storage.device
+        if _is_cpu_scalar(t):
+            continue
+        if found is None:
+            found = dev
+        elif dev != found:
+            if "meta" in (dev.type, found.type):
+                raise RuntimeError(f"Tensor on device {dev} is not on the expected device {found}!")
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {found} and {dev}!"
+            )
+    return found if found is not None else tensors[0]._storage.device
+
+
+def common_backend(op_name: str, tensors: tuple[TensorImpl, ...], dev: device) -> Backend | None:
+    """The backend holding the operands on `dev`, or a RuntimeError naming two backends.
+
+    Differs: torch has one library per device; refimpl can hold CPU tensors of two backends
+    (`config.using(cpu=...)`), and an op never converts between them silently.
+    """
+    found: Backend | None = None
+    for t in tensors:
+        backend = t._storage.backend
+        if t._storage.device != dev or backend is None:
+            continue
+        if found is None:
+            found = backend
+        elif backend is not found:
+            raise RuntimeError(
+                f"refimpl: {op_name} got tensors held by two different backends, "
+                f"'{found.name}' and '{backend.name}', on device {dev}; move one with .to() "
+                "after changing refimpl.config.backends"
+            )
+    return found
+
+
+def check_alpha(alpha: Scalar, dtype: DType) -> None:
+    """Torch's rules for the `alpha` of add and sub. Torch: alpha_check in BinaryOps.h."""
+    if isinstance(alpha, bool) and dtype is not bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if isinstance(alpha, complex) and not dtype.is_complex:
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
+
+
+def wrap_scalar(value: Scalar, dtype: DType) -> Scalar:
+    """A Python number as a `dtype` element, integers wrapping as C++ casts do.
+
+    Torch: Scalar::to<scalar_t> in the kernels of wrapped numbers (`int8_tensor + 200`
+    gives -55, unlike fill_, which checks the range).
+    """
+    if dtype.is_floating_point or dtype.is_complex or dtype is bool_:
+        return convert_scalar(value, dtype)
+    low, high = integral_range(dtype)
+    as_int = int(value.real) if isinstance(value, complex) else int(value)
+    return (as_int - low) % (high - low + 1) + low
+
+
+def operand_array(
+    value: Operand, dtype: DType, backend: Backend, shape: tuple[int, ...]
+) -> Array:
+    """An operand as an array of `backend` in the computation dtype, broadcast to `shape`."""
+    xp = backend.xp
+    if isinstance(value, TensorImpl):
+        source = value._storage.backend
+        assert source is not None  # callers route meta operands away from data
+        array = data.transfer(array_of(value), source, backend)
+        array = data.cast_array(xp, array, value._dtype, dtype, backend)
+    else:
+        array = xp.asarray(wrap_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
+    if tuple(array.shape) != shape:
+        array = xp.broadcast_to(array, shape)
+    return array
+
+
+def _shape_of(value: Operand) -> tuple[int, ...]:
+    return value._size if isinstance(value, TensorImpl) else ()
+
+
+# --- add ---------------------------------------------------------------------------------
+
+add = defop("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+
+
+# CompositeExplicitAutograd rather than CPU + Meta: the body reads metadata first and data
+# only when there is some, so it is the Meta kernel as well; a Meta operand still selects
+# this kernel and fails the device check as torch's Meta kernel does.
+@add.kernel(CEA)
+def add_kernel(self: Operand, other: Operand, *, alpha: Scalar) -> Any:
+    """self + alpha * other, broadcast and promoted. Torch: add in BinaryOps.cpp.
+
+    Python numbers (which the binder lets through for add) promote as wrapped numbers.
+    Differs: the result is always contiguous; TensorIterator's stride rules
+    (pytorch-semantics.md §9.4) arrive with the TensorIterator issue (#5).
+    """
+    dtype = result_type_of((_operand_kind(self), _operand_kind(other)))
+    check_alpha(alpha, dtype)
+    tensors = tuple(v for v in (self, other) if isinstance(v, TensorImpl))
+    dev = common_device("add.Tensor", tensors) if tensors else _CPU
+    backend = common_backend("add.Tensor", tensors, dev) if tensors else config.backends.resolve("cpu")
+    shape = data.broadcast_shapes(_shape_of(self), _shape_of(other))
+    if dev.type == "meta" or backend is None:
+        return empty_tensor(shape, dtype, dev, None)
+    xp = backend.xp
+    a = operand_array(self, dtype, backend, shape)
+    b = operand_array(other, dtype, backend, shape)
+    if dtype is bool_:
+        # The Array API defines no add for bool; torch's bool add is logical or.
+        values = xp.logical_or(a, b) if alpha else a
+    else:
+        if alpha != 1:
+            b = xp.multiply(b, xp.asarray(wrap_scalar(alpha, dtype), dtype=backend_dtype(backend, dtype)))
+        values = xp.add(a, b)
+    return from_array(xp.asarray(values, copy=True), dtype, backend, dev)
+
+
+# --- copy_, fill_ ------------------------------------------------------------------------
+
+copy_ = defop("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)")
+
+
+@copy_.kernel(CEA)
+def copy__kernel(self: TensorImpl, src: Operand, non_blocking: bool) -> Any:
+    """`src` broadcast, cast and transferred into `self`. Torch: copy_ in Copy.cpp."""
+    if not isinstance(src, TensorImpl):
+        # torch: a Python number passed as `src` is a wrapped 0-dim tensor.
+        data.check_writable(self)
+        return data.fill_(self, src)
+    return data.copy_(self, src)
+
+
+fill_scalar = defop("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)")
+
+
+# Differs: torch registers fill_ per backend (CPU, CUDA, Meta, ...).
+@fill_scalar.kernel(CEA)
+def fill_scalar_kernel(self: TensorImpl, value: Scalar) -> Any:
+    """Every element set to `value`. Torch: fill_ in Fill.cpp."""
+    return data.fill_(self, value)
+
+
+fill_tensor = defop("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)")
+
+
+# Differs: torch registers fill_ per backend (CPU, CUDA, Meta, ...).
+@fill_tensor.kernel(CEA)
+def fill_tensor_kernel(self: TensorImpl, value: TensorImpl) -> Any:
+    """Every element set to a 0-dim tensor's value. Torch: fill_ in Fill.cpp."""
+    if value._size:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{len(value._size)} dimensions."
+        )
+    if value._storage.backend is None:
+        self._version_counter.bump()
+        return self
+    return data.fill_(self, value.item())
+
+
+# --- _to_copy, _local_scalar_dense, item ------------------------------------------------
+
+_to_copy = defop(
+    "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"
+)
+
+
+@_to_copy.kernel(CEA)
+def _to_copy_kernel(
+    self: TensorImpl, *, dtype: DType | None, layout: Any, device: device | None,
+    pin_memory: bool | None, non_blocking: bool, memory_format: Any,
+) -> Any:
+    """A contiguous copy, possibly of another dtype and device. Torch: _to_copy."""
+    target = self._storage.device if device is None else device
+    backend = None if target.type == "meta" else config.backends.resolve(target.type)
+    return data.to_copy(self, self._dtype if dtype is None else dtype, target, backend)
+
+
+_local_scalar_dense = defop("_local_scalar_dense(Tensor self) -> Scalar")
+
+
+# Differs: torch registers _local_scalar_dense per backend (CPU, CUDA, Meta).
+@_local_scalar_dense.kernel(CEA)
+def _local_scalar_dense_kernel(self: TensorImpl) -> Any:
+    """The first element as a Python number (no element count check). Torch: Scalar.cpp."""
+    backend = self._storage.backend
+    if backend is None:
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+    xp = backend.xp
+    first = xp.reshape(array_of(self), (-1,))[:1]
+    return backend.tolist(xp.reshape(first, ()))
+
+
+item = defop("item(Tensor self) -> Scalar")
+
+
+@item.decomposition
+def item_decomposition(self: TensorImpl) -> Any:
+    """The value of a one-element tensor. Torch: item in Scalar.cpp (_local_scalar_dense)."""
+    n = self.numel()
+    if n != 1:
+        raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+    return aten._local_scalar_dense.default(self)
+
+
+# --- factories ---------------------------------------------------------------------------
+# Calls without tensor arguments land on the Undefined slot. torch registers these
+# factories under BackendSelect (which picks the backend from `device`) plus backend keys;
+# refimpl registers CompositeExplicitAutograd kernels, which fill the Undefined slot, and
+# picks the backend from `device` in the kernel.
+
+
+def _factory_target(dev: device | None) -> tuple[device, Backend | None]:
+    target = _CPU if dev is None else dev
+    return target, None if target.type == "meta" else config.backends.resolve(target.type)
+
+
+def _filled(size: list[int], value: Scalar, dtype: DType, dev: device | None) -> Any:
+    target, backend = _factory_target(dev)
+    out = empty_tensor(size, dtype, target, backend)
+    return data.fill_(out, value) if value != 0 else out
+
+
+empty = defop(
+    "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
+)
+
+
+@empty.kernel(CEA)
+def empty_kernel(
+    size: list[int], *, dtype: DType | None, layout: Any, device: device | None,
+    pin_memory: bool | None, memory_format: Any,
+) -> Any:
+    """A contiguous tensor with unspecified values. Torch: empty in TensorFactories.cpp."""
+    target, backend = _factory_target(device)
+    return empty_tensor(size, get_default_dtype() if dtype is None else dtype, target, backend)
+
+
+zeros = defop(
+    "zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None) -> Tensor"
+)
+
+
+@zeros.kernel(CEA)
+def zeros_kernel(
+    size: list[int], *, dtype: DType | None, layout: Any, device: device | None,
+    pin_memory: bool | None,
+) -> Any:
+    """A tensor of zeros. Torch: zeros in TensorFactories.cpp."""
+    return _filled(size, 0, get_default_dtype() if dtype is None else dtype, device)
+
+
+ones = defop(
+    "ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None) -> Tensor"
+)
+
+
+@ones.kernel(CEA)
+def ones_kernel(
+    size: list[int], *, dtype: DType | None, layout: Any, device: device | None,
+    pin_memory: bool | None,
+) -> Any:
+    """A tensor of ones. Torch: ones in TensorFactories.cpp."""
+    return _filled(size, 1, get_default_dtype() if dtype is None else dtype, device)
+
+
+full = defop(
+    "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None) -> Tensor"
+)
+
+
+@full.kernel(CEA)
+def full_kernel(
+    size: list[int], fill_value: Scalar, *, dtype: DType | None, layout: Any,
+    device: device | None, pin_memory: bool | None,
+) -> Any:
+    """A tensor filled with `fill_value`; its dtype follows the value's kind by default.
+
+    Torch: full in TensorFactories.cpp (infer_full_options: bool, int64, default float or
+    complex).
+    """
+    if dtype is None:
+        dtype = result_type_of(((promotion.scalar_dtype(fill_value), OperandKind.WRAPPED),))
+    return _filled(size, fill_value, dtype, device)

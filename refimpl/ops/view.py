@@ -1,0 +1,432 @@
+"""The aten view ops: tensors that share their input's storage, with new geometry.
+
+Torch: the view kernels of aten/src/ATen/native/TensorShape.cpp. Each real kernel computes the
+view's geometry with `core/strides.py` (which raises torch's errors) and builds the view with
+`make_view`, which shares storage and version counter and sets `_base` (torch does that in the
+ADInplaceOrView kernel of each view op). Kernels read metadata only, so one body serves CPU,
+CUDA and Meta tensors: they are registered as CompositeExplicitAutograd. Ops torch makes
+CompositeImplicitAutograd (reshape, narrow, chunk, movedim, flatten, contiguous) are
+decompositions that call other aten ops through the dispatcher.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from refimpl._base.keys import DispatchKey
+from refimpl.core import strides as geometry
+from refimpl.core.storage import VersionCounter
+from refimpl.core.tensor import TensorImpl, make_tensor, make_view
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops import data
+from refimpl.ops._register import defop
+
+aten: Final = namespace("aten")
+CEA: Final = DispatchKey.CompositeExplicitAutograd
+
+# torch: c10::MemoryFormat::Contiguous, the int a `MemoryFormat` argument carries.
+CONTIGUOUS_FORMAT: Final = 0
+
+# torch: the legacy type names printed by expand's error (torch.FloatTensor, ...).
+_LEGACY_NAMES: Final = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+    "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor",
+}
+
+
+# --- view --------------------------------------------------------------------------------
+
+view = defop("view(Tensor(a) self, SymInt[] size) -> Tensor(a)")
+
+
+# Differs: torch registers view per backend (CPU, CUDA, Meta, ...); one geometry-only body
+# serves them all here.
+@view.kernel(CEA)
+def view_kernel(self: TensorImpl, size: list[int]) -> Any:
+    """A view with another shape; never copies. Torch: view in TensorShape.cpp."""
+    return make_view(self, geometry.view(self._geometry(), size))
+
+
+# --- _unsafe_view ------------------------------------------------------------------------
+
+_unsafe_view = defop("_unsafe_view(Tensor self, SymInt[] size) -> Tensor")
+
+
+@_unsafe_view.kernel(CEA)
+def _unsafe_view_kernel(self: TensorImpl, size: list[int]) -> Any:
+    """`view` whose result is not a view (no `_base`, own version counter).
+
+    Torch: _unsafe_view in TensorShape.cpp; reshape uses it on a fresh clone, which nothing
+    else sees, so autograd need not track the aliasing.
+    """
+    g = geometry.view(self._geometry(), size)
+    return make_tensor(
+        self._storage, g.size, g.stride, g.offset, self._dtype,
+        version_counter=VersionCounter(), cls=type(self),
+    )
+
+
+# --- reshape -----------------------------------------------------------------------------
+
+reshape = defop("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)")
+
+
+@reshape.decomposition
+def reshape_decomposition(self: TensorImpl, shape: list[int]) -> Any:
+    """`view` when the strides allow it, else a contiguous clone viewed.
+
+    Torch: reshape_symint in TensorShape.cpp (op log of `x.t().reshape(32)`: t, clone with
+    memory_format=contiguous_format, _unsafe_view; pytorch-semantics.md §9.3).
+    """
+    size = geometry.infer_size(shape, geometry.numel(self._size))
+    if geometry.view_strides(self._size, self._stride, size) is not None:
+        return aten.view.default(self, size)
+    copy = aten.clone.default(self, memory_format=CONTIGUOUS_FORMAT)
+    return aten._unsafe_view.default(copy, size)
+
+
+# --- transpose, t, permute ---------------------------------------------------------------
+
+transpose = defop("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
+
+
+@transpose.kernel(CEA)
+def transpose_kernel(self: TensorImpl, dim0: int, dim1: int) -> Any:
+    """Two dims swapped. Torch: transpose in TensorShape.cpp."""
+    return make_view(self, geometry.transpose(self._geometry(), dim0, dim1))
+
+
+t = defop("t(Tensor(a) self) -> Tensor(a)")
+
+
+@t.kernel(CEA)
+def t_kernel(self: TensorImpl) -> Any:
+    """transpose(0, 1) of a tensor with at most 2 dims. Torch: t in TensorShape.cpp."""
+    return make_view(self, geometry.t(self._geometry()))
+
+
+permute = defop("permute(Tensor(a) self, int[] dims) -> Tensor(a)")
+
+
+# Differs: torch registers permute for CompositeExplicitAutograd and MPS; no MPS here.
+@permute.kernel(CEA)
+def permute_kernel(self: TensorImpl, dims: list[int]) -> Any:
+    """The dims reordered. Torch: permute in TensorShape.cpp."""
+    return make_view(self, geometry.permute(self._geometry(), dims))
+
+
+# --- expand ------------------------------------------------------------------------------
+
+expand = defop("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)")
+
+
+@expand.kernel(CEA)
+def expand_kernel(self: TensorImpl, size: list[int], *, implicit: bool) -> Any:
+    """Size-1 dims repeated with stride 0, new leading dims added. Torch: expand."""
+    legacy = f"torch.{_LEGACY_NAMES.get(self._dtype.name, 'Tensor')}"
+    return make_view(self, geometry.expand(self._geometry(), size, legacy))
+
+
+# --- unsqueeze, squeeze ------------------------------------------------------------------
+
+unsqueeze = defop("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)")
+
+
+@unsqueeze.kernel(CEA)
+def unsqueeze_kernel(self: TensorImpl, dim: int) -> Any:
+    """A size-1 dim inserted at `dim`. Torch: unsqueeze in TensorShape.cpp."""
+    return make_view(self, geometry.unsqueeze(self._geometry(), dim))
+
+
+squeeze = defop("squeeze(Tensor(a) self) -> Tensor(a)")
+
+
+@squeeze.kernel(CEA)
+def squeeze_kernel(self: TensorImpl) -> Any:
+    """Every size-1 dim removed. Torch: squeeze in TensorShape.cpp."""
+    return make_view(self, geometry.squeeze(self._geometry(), None))
+
+
+squeeze_dim = defop("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)")
+
+
+@squeeze_dim.kernel(CEA)
+def squeeze_dim_kernel(self: TensorImpl, dim: int) -> Any:
+    """`dim` removed if its size is 1. Torch: squeeze.dim in TensorShape.cpp."""
+    return make_view(self, geometry.squeeze(self._geometry(), [dim]))
+
+
+squeeze_dims = defop("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)")
+
+
+@squeeze_dims.kernel(CEA)
+def squeeze_dims_kernel(self: TensorImpl, dim: list[int]) -> Any:
+    """The listed dims of size 1 removed. Torch: squeeze.dims in TensorShape.cpp."""
+    return make_view(self, geometry.squeeze(self._geometry(), dim))
+
+
+# --- select, slice, narrow ---------------------------------------------------------------
+
+select = defop("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)")
+
+
+@select.kernel(CEA)
+def select_kernel(self: TensorImpl, dim: int, index: int) -> Any:
+    """The slice at `index` of `dim`, that dim removed. Torch: select in TensorShape.cpp."""
+    return make_view(self, geometry.select(self._geometry(), dim, index))
+
+
+slice_ = defop(
+    "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
+    "SymInt step=1) -> Tensor(a)"
+)
+
+
+@slice_.kernel(CEA)
+def slice_kernel(
+    self: TensorImpl, dim: int, start: int | None, end: int | None, step: int
+) -> Any:
+    """Every `step`-th index of `dim` in [start, end), clamped. Torch: slice in TensorShape.cpp."""
+    return make_view(self, geometry.slice_(self._geometry(), dim, start, end, step))
+
+
+narrow = defop("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)")
+
+
+@narrow.decomposition
+def narrow_decomposition(self: TensorImpl, dim: int, start: int, length: int) -> Any:
+    """`length` indices of `dim` from `start`. Torch: narrow_symint in TensorShape.cpp (slice)."""
+    # geometry.narrow raises torch's errors for bad arguments; the view itself is a slice.
+    geometry.narrow(self._geometry(), dim, start, length)
+    d = geometry.wrap_dim(dim, len(self._size))
+    begin = start + self._size[d] if start < 0 else start
+    return aten.slice.Tensor(self, d, begin, begin + length, 1)
+
+
+# --- diagonal, as_strided, unfold, alias, detach ----------------------------------------
+
+diagonal = defop("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)")
+
+
+@diagonal.kernel(CEA)
+def diagonal_kernel(self: TensorImpl, offset: int, dim1: int, dim2: int) -> Any:
+    """A diagonal of the (dim1, dim2) planes, as the last dim. Torch: diagonal."""
+    return make_view(self, geometry.diagonal(self._geometry(), offset, dim1, dim2))
+
+
+as_strided = defop(
+    "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) "
+    "-> Tensor(a)"
+)
+
+
+# Differs: torch registers as_strided per backend (CPU, CUDA, Meta, ...).
+@as_strided.kernel(CEA)
+def as_strided_kernel(
+    self: TensorImpl, size: list[int], stride: list[int], storage_offset: int | None
+) -> Any:
+    """Any geometry within the storage. Torch: as_strided_tensorimpl in TensorShape.cpp."""
+    g = geometry.as_strided(
+        self._geometry(), tuple(size), tuple(stride), storage_offset,
+        self._storage.size_elements, self._dtype.itemsize,
+    )
+    return make_view(self, g)
+
+
+unfold = defop("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)")
+
+
+# Differs: torch registers unfold per backend (CPU, CUDA, Meta, ...).
+@unfold.kernel(CEA)
+def unfold_kernel(self: TensorImpl, dimension: int, size: int, step: int) -> Any:
+    """Windows of `size` every `step` along `dimension`, as a new last dim. Torch: unfold."""
+    return make_view(self, geometry.unfold(self._geometry(), dimension, size, step))
+
+
+alias = defop("alias(Tensor(a) self) -> Tensor(a)")
+
+
+@alias.kernel(CEA)
+def alias_kernel(self: TensorImpl) -> Any:
+    """A view with the same geometry. Torch: alias in TensorShape.cpp."""
+    return make_view(self, self._geometry())
+
+
+detach = defop("detach(Tensor(a) self) -> Tensor(a)")
+
+
+@detach.kernel(CEA)
+def detach_kernel(self: TensorImpl) -> Any:
+    """The same storage and version counter, not a view, outside autograd. Torch: detach."""
+    return data.alias_detached(self, share_version=True)
+
+
+# --- split, split_with_sizes, unbind, chunk ----------------------------------------------
+
+split = defop("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]")
+
+
+@split.kernel(CEA)
+def split_kernel(self: TensorImpl, split_size: int, dim: int) -> list[Any]:
+    """Pieces of `split_size` along `dim`, the last one shorter. Torch: split in TensorShape.cpp."""
+    if not self._size:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(
+            f"split expects split_size be non-negative, but got split_size={split_size}"
+        )
+    d = geometry.wrap_dim(dim, len(self._size))
+    dim_size = self._size[d]
+    if split_size == 0 and dim_size != 0:
+        raise RuntimeError(
+            "split_size can only be 0 if dimension size is 0, but got dimension size of "
+            f"{dim_size}"
+        )
+    # torch: at least one piece, also when split_size > dim_size.
+    count = max((dim_size + split_size - 1) // split_size, 1) if split_size else 1
+    last = split_size - (split_size * count - dim_size)
+    g = self._geometry()
+    return [
+        make_view(self, geometry.narrow(g, d, i * split_size, split_size if i < count - 1 else last))
+        for i in range(count)
+    ]
+
+
+split_with_sizes = defop(
+    "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"
+)
+
+
+@split_with_sizes.kernel(CEA)
+def split_with_sizes_kernel(self: TensorImpl, split_sizes: list[int], dim: int) -> list[Any]:
+    """Pieces of the given lengths along `dim`. Torch: split_with_sizes in TensorShape.cpp."""
+    if not self._size:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = geometry.wrap_dim(dim, len(self._size))
+    g = self._geometry()
+    pieces = []
+    start = 0
+    for length in split_sizes:
+        if length < 0:
+            raise RuntimeError(
+                "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                f"split_sizes={_format(split_sizes)}"
+            )
+        pieces.append(make_view(self, geometry.slice_(g, d, start, start + length, 1)))
+        start += length
+    if start != self._size[d]:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {self._size[d]} (input "
+            f"tensor's size at dimension {d}), but got split_sizes={_format(split_sizes)}"
+        )
+    return pieces
+
+
+unbind = defop("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]")
+
+
+@unbind.kernel(CEA)
+def unbind_kernel(self: TensorImpl, dim: int) -> list[Any]:
+    """Every index of `dim` selected. Torch: unbind in TensorShape.cpp."""
+    if not self._size:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = geometry.wrap_dim(dim, len(self._size))
+    g = self._geometry()
+    return [make_view(self, geometry.select(g, d, i)) for i in range(self._size[d])]
+
+
+chunk = defop("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]")
+
+
+@chunk.decomposition
+def chunk_decomposition(self: TensorImpl, chunks: int, dim: int) -> Any:
+    """At most `chunks` equal pieces along `dim`. Torch: chunk in TensorShape.cpp (split)."""
+    if not self._size:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    dim_size = self._size[geometry.wrap_dim(dim, len(self._size))]
+    split_size = (dim_size + chunks - 1) // chunks
+    if split_size == 0 and dim_size == 0:
+        # torch: split would give one piece; split_with_sizes keeps `chunks` empty pieces.
+        return aten.split_with_sizes.default(self, [0] * chunks, dim)
+    return aten.split.Tensor(self, split_size, dim)
+
+
+# --- movedim, flatten, contiguous, clone -------------------------------------------------
+
+movedim_int = defop("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)")
+
+
+@movedim_int.decomposition
+def movedim_int_decomposition(self: TensorImpl, source: int, destination: int) -> Any:
+    """One dim moved. Torch: movedim in TensorShape.cpp (the intlist overload)."""
+    return aten.movedim.intlist(self, [source], [destination])
+
+
+movedim = defop(
+    "movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)"
+)
+
+
+@movedim.decomposition
+def movedim_decomposition(self: TensorImpl, source: list[int], destination: list[int]) -> Any:
+    """Dims moved from `source` to `destination`, the rest in order. Torch: movedim (permute)."""
+    ndim = len(self._size)
+    # geometry.movedim is a permute (with torch's checks); applied to the strides 0..n-1 it
+    # returns the permutation itself.
+    probe = geometry.Geometry((1,) * ndim, tuple(range(ndim)), 0)
+    order = list(geometry.movedim(probe, source, destination).stride)
+    return aten.permute.default(self, order)
+
+
+flatten = defop(
+    "flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"
+)
+
+
+@flatten.decomposition
+def flatten_decomposition(self: TensorImpl, start_dim: int, end_dim: int) -> Any:
+    """Dims start_dim..end_dim merged into one. Torch: flatten in TensorShape.cpp (reshape)."""
+    ndim = len(self._size)
+    start = geometry.wrap_dim(start_dim, ndim)
+    end = geometry.wrap_dim(end_dim, ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if ndim == 0:
+        return aten.reshape.default(self, [1])
+    if start == end:
+        return self
+    merged = geometry.numel(self._size[start:end + 1])
+    return aten.reshape.default(self, [*self._size[:start], merged, *self._size[end + 1:]])
+
+
+contiguous = defop("contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)")
+
+
+@contiguous.decomposition
+def contiguous_decomposition(self: TensorImpl, *, memory_format: int) -> Any:
+    """Itself if contiguous, else a contiguous clone. Torch: contiguous in TensorProperties.cpp."""
+    # TODO(#5): channels_last memory formats arrive with TensorIterator's layout rules.
+    if self.is_contiguous():
+        return self
+    return aten.clone.default(self, memory_format=memory_format)
+
+
+clone = defop("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor")
+
+
+@clone.kernel(CEA)
+def clone_kernel(self: TensorImpl, *, memory_format: int | None) -> Any:
+    """A copy with its own storage. Torch: clone in TensorFactories.cpp.
+
+    Differs: torch's default preserve_format keeps a dense input's strides; refimpl's copy is
+    always contiguous until TensorIterator's layout rules arrive (#5).
+    """
+    return data.clone(self)
+
+
+def _format(values: list[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
