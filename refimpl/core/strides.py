@@ -9,6 +9,7 @@ for bad arguments. No data is touched: the view kernels in `ops/` build tensors 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 Shape = tuple[int, ...]
@@ -22,7 +23,8 @@ class Geometry(NamedTuple):
     offset: int
 
 
-def contiguous_strides(size: Sequence[int]) -> Shape:
+@lru_cache(maxsize=4096)
+def contiguous_strides(size: Shape) -> Shape:
     """Row-major strides for `size`; dims of size 0 or 1 count as size 1.
 
     Torch: c10::contiguous_strides / TensorImpl::empty_tensor_restride.

@@ -28,7 +28,8 @@ class TensorImpl:
 
     __slots__ = (
         "_storage", "_size", "_stride", "_storage_offset", "_dtype", "_key_set",
-        "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn", "__weakref__",
+        "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn", "_array_cache",
+        "__weakref__",
     )
 
     _storage: Storage
@@ -42,6 +43,8 @@ class TensorImpl:
     _requires_grad: bool
     _grad: TensorImpl | None
     grad_fn: Any
+    _array_cache: tuple[Array, Array] | None
+    """(the storage array it was computed from, this tensor's array): see `array_of`."""
 
     # --- metadata (no dispatch, as in torch: these read TensorImpl fields) ---------------
 
@@ -192,6 +195,7 @@ def make_tensor(
     t._requires_grad = False
     t._grad = None
     t.grad_fn = None
+    t._array_cache = None
     return t
 
 
@@ -218,7 +222,7 @@ def backend_dtype(backend: Backend, dtype: DType) -> Any:
 def from_array(array: Array, dtype: DType, backend: Backend, dev: device) -> Any:
     """A contiguous tensor owning `array` (flattened without a copy where the library can)."""
     xp = backend.xp
-    size = tuple(int(n) for n in array.shape)
+    size = tuple(array.shape)
     flat = xp.reshape(array, (-1,))
     storage = Storage(flat, geometry.numel(size), dtype, dev, backend)
     return make_tensor(storage, size, geometry.contiguous_strides(size), 0, dtype)
@@ -267,6 +271,12 @@ def array_of(t: TensorImpl) -> Array:
     """
     storage = t._storage
     flat = storage.array
+    cached = t._array_cache
+    # The array is cached with the storage array it came from. Backends with in-place writes
+    # keep that array (and the cached one views it); the others replace it on every write,
+    # which invalidates the cache.
+    if cached is not None and cached[0] is flat:
+        return cached[1]
     backend = storage.backend
     if flat is None or backend is None:
         raise _no_data(t)
@@ -275,11 +285,15 @@ def array_of(t: TensorImpl) -> Array:
     if geometry.is_contiguous(size, stride):
         count = geometry.numel(size)
         if offset == 0 and count == storage.size_elements:
-            return xp.reshape(flat, size)
-        return xp.reshape(flat[offset:offset + count], size)
-    if backend.supports_strided_views:
-        return backend.as_strided(flat, size, stride, offset)
-    return xp.reshape(xp.take(flat, gather_indices(xp, size, stride, offset)), size)
+            array = xp.reshape(flat, size)
+        else:
+            array = xp.reshape(flat[offset:offset + count], size)
+    elif backend.supports_strided_views:
+        array = backend.as_strided(flat, size, stride, offset)
+    else:
+        array = xp.reshape(xp.take(flat, gather_indices(xp, size, stride, offset)), size)
+    t._array_cache = (flat, array)
+    return array
 
 
 def gather_indices(xp: Any, size: Sequence[int], stride: Sequence[int], offset: int) -> Array:

@@ -261,7 +261,10 @@ class Binder:
     __slots__ = (
         "_by_name",
         "_declaration",
+        "_fast",
+        "_kw_defaults",
         "_kwonly",
+        "_positional_checkers",
         "_n_positional",
         "_op_name",
         "_params",
@@ -292,6 +295,11 @@ class Binder:
         self._by_name = {p.name: p for p in params}
         self._declaration = str(schema)
         self._op_name = schema.name
+        # The common call: every positional argument given, no keywords. Then binding is the
+        # positional checks plus the keyword-only defaults.
+        self._positional_checkers = tuple(p.checker for p in self._positional)
+        self._kw_defaults = {p.name: p.default for p in self._kwonly}
+        self._fast = all(p.has_default for p in self._kwonly)
 
     def bind(
         self, args: Sequence[Any], kwargs: dict[str, Any]
@@ -303,6 +311,13 @@ class Binder:
         from the keywords or their defaults, then leftover keywords.
         """
         n = len(args)
+        if not kwargs and n == self._n_positional and self._fast:
+            try:
+                checked = tuple([check(v) for check, v in zip(self._positional_checkers, args)])
+            except CastError:
+                pass  # the general path below reports the error in torch's words
+            else:
+                return checked, dict(self._kw_defaults)
         n_params = self._n_positional + len(self._kwonly)
         if n + len(kwargs) > n_params:
             raise SchemaMatchError(

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any, Final, Protocol
 
 from refimpl._base.keys import (
-    AFTER_AUTOGRAD,
     BACKEND_MASK,
     SLOT_KEYS,
     DispatchKey,
@@ -21,9 +20,9 @@ from refimpl._base.keys import (
 )
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.table import BACKEND_FALLBACKS, KernelRecord, OperatorEntry
-from refimpl.dispatch.tls import DISPATCH_TLS, AutoDispatchBelowADInplaceOrView
+from refimpl.dispatch.tls import DISPATCH_TLS
 
-_FUNCTIONALITY_MASK: Final = ~BACKEND_MASK
+FUNCTIONALITY_MASK: Final = ~BACKEND_MASK
 
 
 class Operator(Protocol):
@@ -88,7 +87,7 @@ def key_set_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
 def dispatch_raw(entry: OperatorEntry, tensor_keys: int) -> int:
     """The call's key set: tensor keys with the TLS sets applied, minus fallthrough keys."""
     tls = DISPATCH_TLS
-    raw = (tensor_keys | tls.included_raw) & ~(tls.excluded_raw & _FUNCTIONALITY_MASK)
+    raw = (tensor_keys | tls.included_raw) & ~(tls.excluded_raw & FUNCTIONALITY_MASK)
     mask = entry.non_fallthrough_mask
     if mask is None:
         mask = entry.non_fallthrough_mask_for(raw)
@@ -113,14 +112,6 @@ def call_kernel(
 
 
 # --- the global fallbacks every build of torch registers ------------------------------------
-
-
-def _autograd_fallback(keyset: DispatchKeySet, op: Operator, /, *args: Any, **kwargs: Any) -> Any:
-    # torch: autogradNotImplementedFallback in torch/csrc/autograd/VariableFallbackKernel.cpp
-    # ("warn" mode): an op without an autograd kernel records nothing and runs below
-    # autograd. Differs: torch warns at backward time; refimpl has no autograd yet (#6).
-    with AutoDispatchBelowADInplaceOrView():
-        return op.redispatch(keyset & AFTER_AUTOGRAD, *args, **kwargs)
 
 
 def _meta_fallback(op: Operator, /, *args: Any, **kwargs: Any) -> Any:
@@ -157,15 +148,14 @@ def register_builtin_fallbacks() -> None:
     """
     for key in _FALLTHROUGH_KEYS:
         BACKEND_FALLBACKS.register(key, KernelRecord.fallthrough(f"refimpl {key.name} fallthrough"))
+    # Differs: torch's autograd fallback (autogradNotImplementedFallback in
+    # torch/csrc/autograd/VariableFallbackKernel.cpp, "warn" mode) is a boxed kernel that
+    # records nothing and redispatches below autograd. Until autograd lands (#6), refimpl
+    # makes these keys fallthroughs: the same backend kernel runs, without a second trip
+    # through the dispatcher. Dumps show "fallthrough" where torch's show the boxed kernel.
     for key in _AUTOGRAD_FALLBACK_KEYS:
         BACKEND_FALLBACKS.register(
-            key,
-            KernelRecord(
-                _autograd_fallback,
-                "refimpl autograd fallback (VariableFallbackKernel)",
-                with_keyset=True,
-                boxed=True,
-            ),
+            key, KernelRecord.fallthrough("refimpl autograd fallback (VariableFallbackKernel)")
         )
     BACKEND_FALLBACKS.register(
         DispatchKey.Meta, KernelRecord(_meta_fallback, "refimpl meta fallback", boxed=True)

@@ -9,7 +9,7 @@ makes is undone when the Library is destroyed (garbage collected, `_destroy()`, 
 from __future__ import annotations
 
 import inspect
-import traceback
+import sys
 import types
 import typing
 import warnings
@@ -59,8 +59,14 @@ _OVERRIDE_WARNED: list[bool] = [False]
 
 
 def _caller() -> str:
-    frame = traceback.extract_stack(limit=4)[0]
-    return f"registered at {frame.filename}:{frame.lineno}"
+    """Where the caller of the calling method is, as torch's registration debug strings say."""
+    return f"registered at {_caller_location(3)}"
+
+
+def _caller_location(depth: int = 2) -> str:
+    """`file:line` of the frame `depth` levels above this function (2: the caller's caller)."""
+    frame = sys._getframe(depth)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 def parse_dispatch_key(name: str) -> DispatchKey:
@@ -101,11 +107,13 @@ class Library:
             raise ValueError(
                 f"{ns} is a reserved namespace. Please try creating a library with another name."
             )
-        where = _caller()
+        location = _caller_location()
+        where = f"registered at {location}"
         self.ns = ns
         self.kind = kind
         self.dispatch_key = dispatch_key
         self._where = where
+        self._location = location
         self._state = _LibraryState()
         if kind == "DEF":
             previous = _DEF_NAMESPACES.get(ns)
@@ -146,7 +154,7 @@ class Library:
                 f'def("{name}"): Cannot define an operator inside of a TORCH_LIBRARY_IMPL '
                 "block.  All def()s should be placed in the (unique) TORCH_LIBRARY block for "
                 f"their namespace.  (Error occurred while processing TORCH_LIBRARY_IMPL block "
-                f"at {self._where})"
+                f"at {self._location})"
             )
         if alias_analysis not in ("", "FROM_SCHEMA", "CONSERVATIVE"):
             raise RuntimeError(f"Invalid alias_analysis type {alias_analysis}")
@@ -157,9 +165,8 @@ class Library:
         self._state.definitions.append((parsed.name, parsed.overload_name))
         entry = DISPATCHER.entry(parsed.qualified_name)
         entry.set_schema(str(parsed), _caller(), alias_analysis or "FROM_SCHEMA")
-        return parsed.name.partition("::")[2] + (
-            f".{parsed.overload_name}" if parsed.overload_name else ""
-        )
+        # torch: Library.define returns the operator name; the overload name is dropped.
+        return parsed.name.partition("::")[2]
 
     # --- impl -------------------------------------------------------------------------------
 
@@ -294,15 +301,18 @@ def impl(
     Torch: torch.library.impl; usable as a decorator.
     """
 
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+    # torch: the decorator returns None (the decorated name is not the kernel afterwards).
+    def register(fn: Callable[..., Any]) -> None:
         library = _library_for(qualname, lib)
         names = [types] if isinstance(types, str) else list(types)
         for name in names:
             key_name = name if name in DispatchKey.__members__ else _keys_for(name)[0].name
             library.impl(qualname.partition("::")[2], fn, key_name)
-        return fn
 
-    return register if func is None else register(func)
+    if func is None:
+        return register
+    register(func)
+    return None
 
 
 def register_kernel(
@@ -310,6 +320,8 @@ def register_kernel(
     func: Callable[..., Any] | None = None, /, *, lib: Library | None = None,
 ) -> Any:
     """Register a kernel of an operator for device types. Torch: torch.library.register_kernel."""
+    if isinstance(op, CustomOpDef):
+        return op.register_kernel(device_types or "default", func)
     qualname = _qualified(op)
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -329,6 +341,8 @@ def register_fake(
 
     Torch: torch.library.register_fake (registered at the Meta key).
     """
+    if isinstance(op, CustomOpDef):
+        return op.register_fake if func is None else op.register_fake(func)
     qualname = _qualified(op)
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -376,7 +390,10 @@ def infer_schema(fn: Callable[..., Any], mutates_args: str | Sequence[str]) -> s
     alias = 0
     for param in signature.parameters.values():
         if param.name not in hints:
-            raise ValueError(f"infer_schema(func): Parameter {param.name} must have a type annotation.")
+            raise ValueError(
+                f"infer_schema(func): Parameter {param.name} must have a type annotation. "
+                f"Got func with signature {signature})"
+            )
         text = _schema_type(hints[param.name], param.name)
         if param.name in mutated:
             text = text.replace("Tensor", f"Tensor(a{alias}!)", 1)
@@ -411,13 +428,26 @@ class CustomOpDef:
         self._name = qualname.partition("::")[2]
         self._lib.define(self._name + schema, tags=tags)
         self._lib.impl(self._name, fn, "CompositeExplicitAutograd")
+        # torch: the Meta kernel runs the fake impl, and says so when none was registered.
+        self._fake_fn: Callable[..., Any] | None = None
+        self._lib.impl(self._name, self._run_fake, "Meta")
         self._opoverload: OpOverload = getattr(
             namespace(qualname.partition("::")[0]), self._name
         ).default
         self._init_fn = fn
 
+    def _run_fake(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fake_fn is None:
+            raise RuntimeError(
+                f"There was no fake impl registered for {self}. This is necessary for "
+                "torch.compile/export/fx tracing to work. Please use "
+                f"`{self._init_fn.__name__}.register_fake` to add an fake impl."
+            )
+        return self._fake_fn(*args, **kwargs)
+
     def register_fake(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        self._lib.impl(self._name, fn, "Meta")
+        """Set the fake (meta) implementation. Torch: CustomOpDef.register_fake."""
+        self._fake_fn = fn
         return fn
 
     def register_kernel(

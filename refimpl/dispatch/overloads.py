@@ -11,12 +11,20 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from refimpl._base.keys import SLOT_INDEX, DispatchKey, DispatchKeySet
+from refimpl._base.keys import SLOT_INDEX, DispatchKey, DispatchKeySet, highest_priority_index
 from refimpl._base.spec import SpecOverload, spec_overloads
+from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.binding import Binder, SchemaMatchError, as_runtime_error, match_failure
-from refimpl.dispatch.dispatcher import DISPATCHER, call_kernel, dispatch_raw, key_set_of
+from refimpl.dispatch.dispatcher import (
+    DISPATCHER,
+    FUNCTIONALITY_MASK,
+    call_kernel,
+    dispatch_raw,
+    key_set_of,
+)
 from refimpl.dispatch.schema import FunctionSchema, parse_schema
 from refimpl.dispatch.table import OperatorEntry
+from refimpl.dispatch.tls import DISPATCH_TLS
 
 
 class SchemaRegistry:
@@ -83,8 +91,16 @@ class OpOverload:
     """
 
     __slots__ = (
-        "_schema", "_overloadname", "overloadpacket", "_entry", "_binder", "_tags",
-        "__name__", "__qualname__", "_qualified_name", "namespace",
+        "__name__",
+        "__qualname__",
+        "_binder",
+        "_entry",
+        "_overloadname",
+        "_qualified_name",
+        "_schema",
+        "_tags",
+        "namespace",
+        "overloadpacket",
     )
 
     def __init__(
@@ -106,12 +122,28 @@ class OpOverload:
     # --- calling ----------------------------------------------------------------------------
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        # The hot path: dispatch_raw and call_kernel (dispatcher.py), written out inline.
         try:
             args, kwargs = self._binder.bind(args, kwargs)
         except SchemaMatchError as mismatch:
             raise as_runtime_error(mismatch) from None
+        raw = 0
+        for value in args:
+            if isinstance(value, TensorImpl):
+                raw |= value._key_set
+            elif type(value) is list or type(value) is tuple:
+                raw |= key_set_of(value, {})
+        if kwargs:
+            raw |= key_set_of((), kwargs)
+        tls = DISPATCH_TLS
+        raw = (raw | tls.included_raw) & ~(tls.excluded_raw & FUNCTIONALITY_MASK)
         entry = self._entry
-        return call_kernel(self, entry, dispatch_raw(entry, key_set_of(args, kwargs)), args, kwargs)
+        mask = entry.non_fallthrough_mask
+        raw &= entry.non_fallthrough_mask_for(raw) if mask is None else mask
+        record = entry.dispatch_table[highest_priority_index(raw)]
+        if record is None or record.boxed or record.with_keyset:
+            return call_kernel(self, entry, raw, args, kwargs)
+        return record.kernel(*args, **kwargs)
 
     def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
         """Call the kernel for `keyset` as given (TLS is not applied again).
@@ -260,6 +292,8 @@ class OpNamespace:
         packet = SCHEMAS.packet(f"{self.name}::{op_name}")
         if packet is None:
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+        # Cache on the namespace: later lookups are plain attribute reads.
+        setattr(self, op_name, packet)
         return packet
 
     def __repr__(self) -> str:

@@ -29,6 +29,8 @@ from refimpl.core.tensor import (
 
 def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of two shapes, with torch's error. Torch: infer_size in ExpandUtils.cpp."""
+    if a == b:
+        return a
     ndim = max(len(a), len(b))
     out = []
     for i in range(ndim - 1, -1, -1):

@@ -172,7 +172,10 @@ def add_kernel(self: Operand, other: Operand, *, alpha: Scalar) -> Any:
         if alpha != 1:
             b = xp.multiply(b, xp.asarray(wrap_scalar(alpha, dtype), dtype=backend_dtype(backend, dtype)))
         values = xp.add(a, b)
-    return from_array(xp.asarray(values, copy=True), dtype, backend, dev)
+    if values is a:
+        # `self + 0 * other` on bools returns `self`'s values: the result must own a copy.
+        values = xp.asarray(values, copy=True)
+    return from_array(values, dtype, backend, dev)
 
 
 # --- copy_, fill_ ------------------------------------------------------------------------
