@@ -132,7 +132,7 @@ class OpOverload:
             if isinstance(value, TensorImpl):
                 raw |= value._key_set
             elif type(value) is list or type(value) is tuple:
-                raw |= key_set_of(value, {})
+                raw |= key_set_of(tuple(value), {})
         if kwargs:
             raw |= key_set_of((), kwargs)
         tls = DISPATCH_TLS
