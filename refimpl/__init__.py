@@ -63,6 +63,12 @@ from refimpl.api.tensor import Tensor
 from refimpl.core.config import config
 from refimpl.core.random import Generator
 from refimpl.core.storage import Storage as UntypedStorage
+from refimpl.dispatch.schema import FunctionSchema, parse_schema
+
+# Public modules with torch's paths: refimpl.ops (torch.ops), refimpl.library, refimpl._C.
+from refimpl import _C as _C
+from refimpl import library as library
+from refimpl import ops as ops
 
 # torch's dtype aliases.
 float = float32  # noqa: A001
@@ -77,7 +83,7 @@ chalf = complex32
 
 __all__ = [
     "__version__",
-    "Generator", "Size", "Tensor", "UntypedStorage", "arange", "as_tensor", "bfloat16", "bool",
+    "FunctionSchema", "Generator", "Size", "library", "ops", "parse_schema", "Tensor", "UntypedStorage", "arange", "as_tensor", "bfloat16", "bool",
     "can_cast", "cdouble", "cfloat", "chalf", "complex128", "complex32", "complex64", "config",
     "device", "double", "dtype", "empty", "empty_like", "eye", "finfo", "float", "float16",
     "float32", "float64", "from_numpy", "full", "full_like", "get_default_dtype",

@@ -20,6 +20,17 @@ def main() -> None:
         "result_type(int32 tensor, 2.5) =",
         refimpl.result_type(refimpl.ones(2, dtype=refimpl.int32), 2.5),
     )
+    # How `x + 1` is dispatched: the packet picks an overload, the tensor's key set picks a
+    # table slot (autograd and ADInplaceOrView fall through here), the slot's kernel runs.
+    overload = refimpl.ops.aten.add.resolve(x, 1)
+    print("aten.add(x, 1) binds to", overload, "  schema:", overload._schema)
+    print("x carries", refimpl._C._dispatch_keys(x))
+    cpu_row = next(
+        line for line in refimpl._C._dispatch_dump_table(overload.name()).splitlines()
+        if line.startswith("CPU:")
+    )
+    print("dispatch table row that runs:", cpu_row)
+    print("x + 1 =", x + 1)
 
 
 if __name__ == "__main__":
