@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import refimpl
+from conftest import default_dtype_in_both
 
 # The dtypes the built-in backends store, and those refimpl only names (meta tensors, finfo).
 # fmt: off
@@ -125,15 +126,8 @@ def test_result_type_python_numbers(default_dtype: str, a: object, b: object) ->
 @pytest.fixture(params=["float16", "bfloat16"], ids=["default_f16", "default_bf16"])
 def low_precision_default(request: pytest.FixtureRequest) -> Iterator[str]:
     """The other legal default dtypes: float16 makes 1j complex32, bfloat16 complex64."""
-    name: str = request.param
-    saved_torch, saved_refimpl = torch.get_default_dtype(), refimpl.get_default_dtype()
-    torch.set_default_dtype(getattr(torch, name))
-    refimpl.set_default_dtype(getattr(refimpl, name))
-    try:
+    with default_dtype_in_both(request.param) as name:
         yield name
-    finally:
-        torch.set_default_dtype(saved_torch)
-        refimpl.set_default_dtype(saved_refimpl)
 
 
 @pytest.mark.parametrize(("a", "b"), SCALAR_PAIRS, ids=SCALAR_PAIR_IDS)

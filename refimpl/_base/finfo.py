@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass
 from typing import Final
 
+from refimpl._base.scalars import integral_range
 from refimpl._base.dtypes import (
     DType,
     bfloat16,
@@ -196,15 +197,11 @@ class iinfo:  # noqa: N801 - torch's name
 
     @property
     def max(self) -> int:
-        if self._dtype.is_signed:
-            return (1 << (self.bits - 1)) - 1
-        return (1 << self.bits) - 1
+        return integral_range(self._dtype)[1]
 
     @property
     def min(self) -> int:
-        if self._dtype.is_signed:
-            return -(1 << (self.bits - 1))
-        return 0
+        return integral_range(self._dtype)[0]
 
     @property
     def dtype(self) -> str:

@@ -453,15 +453,6 @@ class Tensor(TensorImpl):
 
 
 
-# torch: the legacy type names printed by expand's error (torch.FloatTensor, ...).
-_LEGACY_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
-    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
-    "complex128": "ComplexDoubleTensor",
-}
-
-
 def _parse_to(
     t: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[device | None, DType | None, bool]:
