@@ -81,3 +81,23 @@ def test_meta_tensors_have_metadata_only() -> None:
     with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor; no data!"):
         m.tolist()
     assert m.t().stride() == (1, 3)
+
+
+def test_missing_array_library_is_a_clear_error() -> None:
+    pytest.importorskip("refimpl")
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        with pytest.raises(RuntimeError, match="the 'cupy' backend could not be loaded"):
+            refimpl.ones(2, device="cuda")
+    else:
+        pytest.skip("CuPy is installed here")
+
+
+def test_ops_refuse_tensors_of_two_backends() -> None:
+    a = refimpl.ones(3)
+    other = "array_api_strict" if a.backend.name == "numpy" else "numpy"  # type: ignore[union-attr]
+    with refimpl.config.using(cpu=other):
+        b = refimpl.ones(3)
+    with pytest.raises(RuntimeError, match="two different backends"):
+        a + b

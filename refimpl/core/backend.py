@@ -144,7 +144,13 @@ class BackendRegistry:
                 f"refimpl: no backend named '{name}' is installed (known backends: {known}). "
                 f"Backends are found through the '{ENTRY_POINT_GROUP}' entry-point group."
             )
-        backend = factory()
+        try:
+            backend = factory()
+        except ImportError as error:
+            raise RuntimeError(
+                f"refimpl: the '{name}' backend could not be loaded ({error}); install its "
+                f"array library (for cupy: pip install 'refimpl[cuda12]' or 'refimpl[cuda13]')"
+            ) from error
         self.loaded[name] = backend
         return backend
 
