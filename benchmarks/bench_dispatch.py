@@ -2,7 +2,9 @@
 
 Run: `python benchmarks/bench_dispatch.py`. Absolute times vary between machines and runs;
 the ratios are what the design's targets are stated in (design.md: x + y on 8 float32
-elements through the whole stack <= 4x torch eager).
+elements through the whole stack <= 4x torch eager). The candidates are timed in turns,
+round after round, and each keeps its best round, so a burst of load on the machine
+affects all of them alike.
 """
 
 from __future__ import annotations
@@ -16,11 +18,19 @@ import torch
 import refimpl
 import refimpl.ops
 
+Bench = Callable[[], object]
 
-def best_us(fn: Callable[[], object], number: int = 20_000, repeat: int = 7) -> float:
-    """The best of `repeat` timings, in microseconds per call."""
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+def best_us(candidates: dict[str, Bench], number: int = 20_000, rounds: int = 9) -> dict[str, float]:
+    """The best round of each candidate, in microseconds per call, timed in turns."""
+    for fn in candidates.values():
+        fn()
+    best = {name: float("inf") for name in candidates}
+    for _ in range(rounds):
+        for name, fn in candidates.items():
+            seconds = timeit.timeit(fn, number=number)
+            best[name] = min(best[name], seconds / number * 1e6)
+    return best
 
 
 def main() -> None:
@@ -29,16 +39,21 @@ def main() -> None:
     nx, ny = np.ones(8, dtype=np.float32), np.ones(8, dtype=np.float32)
     t_add, r_add = torch.ops.aten.add.Tensor, refimpl.ops.aten.add.Tensor
     t_packet, r_packet = torch.ops.aten.add, refimpl.ops.aten.add
-
-    rows = [
-        ("aten.add.Tensor(x, y)", best_us(lambda: r_add(rx, ry)), best_us(lambda: t_add(tx, ty))),
-        ("aten.add(x, y) (packet)", best_us(lambda: r_packet(rx, ry)), best_us(lambda: t_packet(tx, ty))),
-        ("x + y", best_us(lambda: rx + ry), best_us(lambda: tx + ty)),
-    ]
-    numpy_us = best_us(lambda: np.add(nx, ny))
+    rows = {
+        "aten.add.Tensor(x, y)": (lambda: r_add(rx, ry), lambda: t_add(tx, ty)),
+        "aten.add(x, y) (packet)": (lambda: r_packet(rx, ry), lambda: t_packet(tx, ty)),
+        "x + y": (lambda: rx + ry, lambda: tx + ty),
+    }
+    candidates: dict[str, Bench] = {"numpy": lambda: np.add(nx, ny)}
+    for name, (ours, theirs) in rows.items():
+        candidates[f"refimpl {name}"] = ours
+        candidates[f"torch {name}"] = theirs
+    best = best_us(candidates)
+    numpy_us = best["numpy"]
     print(f"8 float32 elements; raw numpy.add: {numpy_us:.2f} us")
     print(f"{'call':<28}{'refimpl us':>12}{'torch us':>10}{'ratio':>8}{'vs numpy':>10}")
-    for name, ours, theirs in rows:
+    for name in rows:
+        ours, theirs = best[f"refimpl {name}"], best[f"torch {name}"]
         print(f"{name:<28}{ours:>12.2f}{theirs:>10.2f}{ours / theirs:>8.2f}{ours / numpy_us:>10.1f}")
 
 

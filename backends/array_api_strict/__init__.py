@@ -45,6 +45,9 @@ class ArrayApiStrictBackend:
     ) -> None:
         raise NotImplementedError("refimpl does not write array_api_strict arrays in place")
 
+    def flatten(self, array: Any) -> Any:
+        return array_api_strict.reshape(array, (-1,))
+
     def from_host(self, data: object) -> Any:
         if isinstance(data, _ARRAY_TYPE):
             return data

@@ -73,6 +73,9 @@ class CupyBackend:
         target = self.as_strided(flat, size, stride, offset)
         target[...] = values
 
+    def flatten(self, array: Any) -> Any:
+        return array.reshape(-1)
+
     def from_host(self, data: object) -> Any:
         return self._cp.asarray(data)
 

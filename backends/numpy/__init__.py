@@ -43,6 +43,9 @@ class NumpyBackend:
         target = self.as_strided(flat, size, stride, offset)
         target[...] = values
 
+    def flatten(self, array: Any) -> Any:
+        return array.reshape(-1)
+
     def from_host(self, data: object) -> Any:
         return np.asarray(data)
 

@@ -89,6 +89,14 @@ class Backend(Protocol):
         """Write `values` (of shape `size`) through a strided view of `flat`, in place."""
         ...
 
+    def flatten(self, array: Array) -> Array:
+        """`array` as 1-D in row-major order: a view when it is contiguous, else a copy.
+
+        The Array API's `reshape(array, (-1,))`; a plugin may answer faster than the
+        standard wrapper (tensor creation calls this once per result).
+        """
+        ...
+
     def from_host(self, data: object) -> Array:
         """An array from host data: an array of this or another library, anything with
         `__array__` or `__dlpack__`, or a scalar of the library (e.g. `numpy.float32`)."""

@@ -189,7 +189,9 @@ def make_tensor(
     t._stride = stride
     t._storage_offset = offset
     t._dtype = dtype
-    t._key_set = _key_set_for(storage.device.type)
+    device_type = storage.device.type
+    key_set = _DEVICE_KEY_SETS.get(device_type)
+    t._key_set = key_set if key_set is not None else _key_set_for(device_type)
     t._version_counter = version_counter if version_counter is not None else VersionCounter()
     t._base = base
     t._requires_grad = False
@@ -221,10 +223,9 @@ def backend_dtype(backend: Backend, dtype: DType) -> Any:
 
 def from_array(array: Array, dtype: DType, backend: Backend, dev: device) -> Any:
     """A contiguous tensor owning `array` (flattened without a copy where the library can)."""
-    xp = backend.xp
     size = tuple(array.shape)
-    flat = xp.reshape(array, (-1,))
-    storage = Storage(flat, geometry.numel(size), dtype, dev, backend)
+    flat = backend.flatten(array)
+    storage = Storage(flat, flat.shape[0], dtype, dev, backend)
     return make_tensor(storage, size, geometry.contiguous_strides(size), 0, dtype)
 
 

@@ -168,6 +168,13 @@ def _cannot_convert(type_str: str) -> Checker:
 
 _UNCONVERTIBLE_KINDS: Final = frozenset({TypeKind.Var, TypeKind.AnyEnum, TypeKind.Enum})
 
+# Checkers that return an accepted value unchanged: a call whose positional arguments all use
+# one of these can keep its argument tuple as it is.
+_VALIDATORS: Final = frozenset({
+    _check_tensor, _check_tensor_or_number, _check_int, _check_float, _check_complex,
+    _check_number, _check_str, _check_generator, _check_any,
+})
+
 
 _BASE_CHECKERS: Final[dict[TypeKind, Checker]] = {
     TypeKind.Tensor: _check_tensor,
@@ -262,6 +269,7 @@ class Binder:
         "_by_name",
         "_declaration",
         "_fast",
+        "_validate_only",
         "_kw_defaults",
         "_kwonly",
         "_positional_checkers",
@@ -300,6 +308,7 @@ class Binder:
         self._positional_checkers = tuple(p.checker for p in self._positional)
         self._kw_defaults = {p.name: p.default for p in self._kwonly}
         self._fast = all(p.has_default for p in self._kwonly)
+        self._validate_only = all(c in _VALIDATORS for c in self._positional_checkers)
 
     def bind(
         self, args: Sequence[Any], kwargs: dict[str, Any]
@@ -313,7 +322,12 @@ class Binder:
         n = len(args)
         if not kwargs and n == self._n_positional and self._fast:
             try:
-                checked = tuple([check(v) for check, v in zip(self._positional_checkers, args)])
+                if self._validate_only:
+                    for check, value in zip(self._positional_checkers, args):
+                        check(value)
+                    checked = tuple(args)
+                else:
+                    checked = tuple([check(v) for check, v in zip(self._positional_checkers, args)])
             except CastError:
                 pass  # the general path below reports the error in torch's words
             else:

@@ -13,6 +13,7 @@ from typing import Any, Final, Protocol
 
 from refimpl._base.keys import (
     BACKEND_MASK,
+    SLOT_INDEX,
     SLOT_KEYS,
     DispatchKey,
     DispatchKeySet,
@@ -126,12 +127,10 @@ def _meta_fallback(op: Operator, /, *args: Any, **kwargs: Any) -> Any:
     )
 
 
-_AUTOGRAD_FALLBACK_KEYS: Final = (
-    DispatchKey.AutogradOther,
-    DispatchKey.AutogradCPU,
-    DispatchKey.AutogradCUDA,
-    DispatchKey.AutogradMeta,
-    DispatchKey.AutogradNestedTensor,
+# Every autograd key: AutogradOther, AutogradNestedTensor and AutogradCPU .. AutogradMeta.
+# Registering all of them keeps the fallthrough mask one int for every backend.
+_AUTOGRAD_FALLBACK_KEYS: Final = tuple(
+    key for key in DispatchKey if key.name.startswith("Autograd") and key in SLOT_INDEX
 )
 _FALLTHROUGH_KEYS: Final = (
     DispatchKey.BackendSelect,

@@ -92,6 +92,7 @@ class OpOverload:
 
     __slots__ = (
         "__name__",
+        "_tensor_kwargs",
         "__qualname__",
         "_binder",
         "_entry",
@@ -114,6 +115,11 @@ class OpOverload:
         if self._entry.schema is None:
             self._entry.set_schema(str(schema), "registered by refimpl")
         self._binder = Binder(schema)
+        # Keyword-only arguments that can hold tensors (`out=`), decided once.
+        self._tensor_kwargs = tuple(
+            schema.arguments[i].name for i in schema.dispatch_argument_indices
+            if schema.arguments[i].kwarg_only
+        )
         self._tags = tags
         self.namespace = schema.namespace
         self.__name__ = f"{schema.name.partition('::')[2]}.{self._overloadname}"
@@ -133,8 +139,12 @@ class OpOverload:
                 raw |= value._key_set
             elif type(value) is list or type(value) is tuple:
                 raw |= key_set_of(tuple(value), {})
-        if kwargs:
-            raw |= key_set_of((), kwargs)
+        for name in self._tensor_kwargs:
+            value = kwargs[name]
+            if isinstance(value, TensorImpl):
+                raw |= value._key_set
+            elif type(value) is list or type(value) is tuple:
+                raw |= key_set_of(tuple(value), {})
         tls = DISPATCH_TLS
         raw = (raw | tls.included_raw) & ~(tls.excluded_raw & FUNCTIONALITY_MASK)
         entry = self._entry

@@ -90,6 +90,36 @@ def common_backend(op_name: str, tensors: tuple[TensorImpl, ...], dev: device) -
     return found
 
 
+def locate(op_name: str, *operands: Operand) -> tuple[device, Backend | None]:
+    """The device and backend an op on `operands` runs on (None: meta, no data).
+
+    Operands on one device of one backend (the usual case) decide at once; otherwise
+    `common_device` and `common_backend` apply torch's rules and errors.
+    """
+    if len(operands) == 2:
+        first_operand, second_operand = operands
+        if isinstance(first_operand, TensorImpl) and isinstance(second_operand, TensorImpl):
+            a, b = first_operand._storage, second_operand._storage
+            if a.backend is b.backend and a.device is b.device:
+                return a.device, a.backend
+    tensors = tuple(v for v in operands if isinstance(v, TensorImpl))
+    if not tensors:
+        return _CPU, config.backends.resolve("cpu")
+    first = tensors[0]._storage
+    for t in tensors[1:]:
+        storage = t._storage
+        if storage.backend is not first.backend or not (
+            storage.device is first.device or storage.device == first.device
+        ):
+            break
+    else:
+        return first.device, first.backend
+    dev = common_device(op_name, tensors)
+    if dev.type == "meta":
+        return dev, None
+    return dev, common_backend(op_name, tensors, dev)
+
+
 def check_alpha(alpha: Scalar, dtype: DType) -> None:
     """Torch's rules for the `alpha` of add and sub. Torch: alpha_check in BinaryOps.h."""
     if isinstance(alpha, bool) and dtype is not bool_:
@@ -125,13 +155,16 @@ def operand_array(
     if isinstance(value, TensorImpl):
         source = value._storage.backend
         assert source is not None  # callers route meta operands away from data
-        array = data.transfer(array_of(value), source, backend)
-        array = data.cast_array(xp, array, value._dtype, dtype, backend)
-    else:
-        array = xp.asarray(wrap_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
-    if tuple(array.shape) != shape:
-        array = xp.broadcast_to(array, shape)
-    return array
+        array = array_of(value)
+        if source is not backend:
+            array = data.transfer(array, source, backend)
+        if value._dtype is not dtype:
+            array = data.cast_array(xp, array, value._dtype, dtype, backend)
+        if value._size != shape:
+            array = xp.broadcast_to(array, shape)
+        return array
+    array = xp.asarray(wrap_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
+    return array if not shape else xp.broadcast_to(array, shape)
 
 
 def _shape_of(value: Operand) -> tuple[int, ...]:
@@ -154,27 +187,33 @@ def add_kernel(self: Operand, other: Operand, *, alpha: Scalar) -> Any:
     Differs: the result is always contiguous; TensorIterator's stride rules
     (pytorch-semantics.md §9.4) arrive with the TensorIterator issue (#5).
     """
-    dtype = result_type_of((_operand_kind(self), _operand_kind(other)))
-    check_alpha(alpha, dtype)
-    tensors = tuple(v for v in (self, other) if isinstance(v, TensorImpl))
-    dev = common_device("add.Tensor", tensors) if tensors else _CPU
-    backend = common_backend("add.Tensor", tensors, dev) if tensors else config.backends.resolve("cpu")
+    if (
+        isinstance(self, TensorImpl) and isinstance(other, TensorImpl)
+        and self._dtype is other._dtype
+    ):
+        # Two tensors of one dtype: that dtype is the result type, whatever their dims.
+        dtype = self._dtype
+        dev, backend = locate("add.Tensor", self, other)
+    else:
+        dtype = result_type_of((_operand_kind(self), _operand_kind(other)))
+        dev, backend = locate("add.Tensor", self, other)
+    if not (alpha == 1 and type(alpha) is int):
+        check_alpha(alpha, dtype)
     shape = data.broadcast_shapes(_shape_of(self), _shape_of(other))
-    if dev.type == "meta" or backend is None:
+    if backend is None:
         return empty_tensor(shape, dtype, dev, None)
     xp = backend.xp
     a = operand_array(self, dtype, backend, shape)
     b = operand_array(other, dtype, backend, shape)
     if dtype is bool_:
         # The Array API defines no add for bool; torch's bool add is logical or.
-        values = xp.logical_or(a, b) if alpha else a
+        values = xp.logical_or(a, b) if alpha else xp.asarray(a, copy=True)
     else:
-        if alpha != 1:
-            b = xp.multiply(b, xp.asarray(wrap_scalar(alpha, dtype), dtype=backend_dtype(backend, dtype)))
+        if not (alpha == 1 and type(alpha) is int):
+            b = xp.multiply(
+                b, xp.asarray(wrap_scalar(alpha, dtype), dtype=backend_dtype(backend, dtype))
+            )
         values = xp.add(a, b)
-    if values is a:
-        # `self + 0 * other` on bools returns `self`'s values: the result must own a copy.
-        values = xp.asarray(values, copy=True)
     return from_array(values, dtype, backend, dev)
 
 
