@@ -28,7 +28,7 @@ def dtype_table(xp: Any) -> dict[DType, Any]:
 class NumpyRandom:
     """Random numbers from NumPy's PCG64, converted to the backend's arrays by `convert`."""
 
-    __slots__ = ("_rng", "_convert")
+    __slots__ = ("_convert", "_rng")
 
     def __init__(self, seed: int, convert: Callable[[np.ndarray[Any, Any]], Any]) -> None:
         self._rng = np.random.Generator(np.random.PCG64(seed))
@@ -50,4 +50,4 @@ class NumpyRandom:
         return pickle.dumps(self._rng.bit_generator.state)
 
     def set_state(self, state: bytes) -> None:
-        self._rng.bit_generator.state = pickle.loads(state)  # noqa: S301 - our own bytes
+        self._rng.bit_generator.state = pickle.loads(state)

@@ -12,14 +12,32 @@ from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.tls import (
     AutoDispatchBelowADInplaceOrView as _AutoDispatchBelowADInplaceOrView,
+)
+from refimpl.dispatch.tls import (
     AutoDispatchBelowAutograd as _AutoDispatchBelowAutograd,
+)
+from refimpl.dispatch.tls import (
     ExcludeDispatchKeyGuard as _ExcludeDispatchKeyGuard,
+)
+from refimpl.dispatch.tls import (
     IncludeDispatchKeyGuard as _IncludeDispatchKeyGuard,
+)
+from refimpl.dispatch.tls import (
     tls_is_dispatch_key_excluded as _dispatch_tls_is_dispatch_key_excluded,
+)
+from refimpl.dispatch.tls import (
     tls_is_dispatch_key_included as _dispatch_tls_is_dispatch_key_included,
+)
+from refimpl.dispatch.tls import (
     tls_local_exclude_set as _dispatch_tls_local_exclude_set,
+)
+from refimpl.dispatch.tls import (
     tls_local_include_set as _dispatch_tls_local_include_set,
+)
+from refimpl.dispatch.tls import (
     tls_set_dispatch_key_excluded as _dispatch_tls_set_dispatch_key_excluded,
+)
+from refimpl.dispatch.tls import (
     tls_set_dispatch_key_included as _dispatch_tls_set_dispatch_key_included,
 )
 

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+# Public modules with torch's paths: refimpl.ops (torch.ops), refimpl.library, refimpl._C.
+from refimpl import _C as _C
+from refimpl import library as library
+from refimpl import ops as ops
 from refimpl._base.device import device
 from refimpl._base.dtypes import (
     DType as dtype,
+)
+from refimpl._base.dtypes import (
     bfloat16,
-    bool_ as bool,  # noqa: A001 - torch's name
     complex32,
     complex64,
     complex128,
@@ -24,6 +29,9 @@ from refimpl._base.dtypes import (
     int32,
     int64,
     uint8,
+)
+from refimpl._base.dtypes import (
+    bool_ as bool,
 )
 from refimpl._base.finfo import finfo, iinfo
 from refimpl._base.promotion import get_default_dtype, set_default_dtype
@@ -65,31 +73,84 @@ from refimpl.core.random import Generator
 from refimpl.core.storage import Storage as UntypedStorage
 from refimpl.dispatch.schema import FunctionSchema, parse_schema
 
-# Public modules with torch's paths: refimpl.ops (torch.ops), refimpl.library, refimpl._C.
-from refimpl import _C as _C
-from refimpl import library as library
-from refimpl import ops as ops
-
 # torch's dtype aliases.
-float = float32  # noqa: A001
+float = float32
 double = float64
 half = float16
 long = int64
-int = int32  # noqa: A001
+int = int32
 short = int16
 cfloat = complex64
 cdouble = complex128
 chalf = complex32
 
 __all__ = [
+    "FunctionSchema",
+    "Generator",
+    "Size",
+    "Tensor",
+    "UntypedStorage",
     "__version__",
-    "FunctionSchema", "Generator", "Size", "library", "ops", "parse_schema", "Tensor", "UntypedStorage", "arange", "as_tensor", "bfloat16", "bool",
-    "can_cast", "cdouble", "cfloat", "chalf", "complex128", "complex32", "complex64", "config",
-    "device", "double", "dtype", "empty", "empty_like", "eye", "finfo", "float", "float16",
-    "float32", "float64", "from_numpy", "full", "full_like", "get_default_dtype",
-    "get_printoptions", "half", "iinfo", "initial_seed", "int", "int16", "int32", "int64",
-    "int8", "linspace", "logspace", "long", "manual_seed", "ones", "ones_like", "promote_types",
-    "rand", "rand_like", "randint", "randint_like", "randn", "randn_like", "randperm",
-    "result_type", "seed", "set_default_dtype", "set_printoptions", "short", "tensor", "uint8",
-    "zeros", "zeros_like",
+    "arange",
+    "as_tensor",
+    "bfloat16",
+    "bool",
+    "can_cast",
+    "cdouble",
+    "cfloat",
+    "chalf",
+    "complex32",
+    "complex64",
+    "complex128",
+    "config",
+    "device",
+    "double",
+    "dtype",
+    "empty",
+    "empty_like",
+    "eye",
+    "finfo",
+    "float",
+    "float16",
+    "float32",
+    "float64",
+    "from_numpy",
+    "full",
+    "full_like",
+    "get_default_dtype",
+    "get_printoptions",
+    "half",
+    "iinfo",
+    "initial_seed",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "library",
+    "linspace",
+    "logspace",
+    "long",
+    "manual_seed",
+    "ones",
+    "ones_like",
+    "ops",
+    "parse_schema",
+    "promote_types",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "result_type",
+    "seed",
+    "set_default_dtype",
+    "set_printoptions",
+    "short",
+    "tensor",
+    "uint8",
+    "zeros",
+    "zeros_like",
 ]

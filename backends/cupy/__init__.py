@@ -39,7 +39,7 @@ class CupyRandom:
         return pickle.dumps(self._rng)
 
     def set_state(self, state: bytes) -> None:
-        self._rng = pickle.loads(state)  # noqa: S301 - our own bytes
+        self._rng = pickle.loads(state)
 
 
 class CupyBackend:
@@ -51,8 +51,8 @@ class CupyBackend:
     supports_inplace = True
 
     def __init__(self) -> None:
-        import array_api_compat.cupy as xp_cupy  # noqa: PLC0415 - CuPy is optional
-        import cupy  # noqa: PLC0415 - CuPy is optional
+        import array_api_compat.cupy as xp_cupy
+        import cupy
 
         self._cp: Any = cupy
         self.xp: Any = xp_cupy

@@ -16,19 +16,19 @@ DEVICE_TYPES: Final[tuple[str, ...]] = (
 _DEVICE_TYPE_SET: Final = frozenset(DEVICE_TYPES)
 
 
-class device:  # noqa: N801 - torch's name
+class device:
     """A device type and an optional index.
 
     Torch: torch.device. `device("cuda:1")`, `device("cuda", 1)`, `device(other_device)`.
     Like torch's, a device never compares equal to a string.
     """
 
-    __slots__ = ("_type", "_index")
+    __slots__ = ("_index", "_type")
 
     _type: str
     _index: int | None
 
-    def __init__(self, type: str | device, index: int | None = None) -> None:  # noqa: A002
+    def __init__(self, type: str | device, index: int | None = None) -> None:
         if isinstance(type, device):
             self._type, self._index = type._type, type._index
             return

@@ -10,7 +10,6 @@ import enum
 from dataclasses import dataclass
 from typing import Final
 
-from refimpl._base.scalars import integral_range
 from refimpl._base.dtypes import (
     DType,
     bfloat16,
@@ -20,6 +19,7 @@ from refimpl._base.dtypes import (
     float64,
 )
 from refimpl._base.promotion import get_default_dtype
+from refimpl._base.scalars import integral_range
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ def _check_dtype(function: str, value: object) -> DType:
     return value
 
 
-class finfo:  # noqa: N801 - torch's name
+class finfo:
     """The limits of a floating dtype; a complex dtype gives those of its real dtype.
 
     Torch: torch.finfo. `finfo()` describes the default dtype. Attributes are Python floats
@@ -99,7 +99,7 @@ class finfo:  # noqa: N801 - torch's name
     _dtype: DType
     _format: _FloatFormat
 
-    def __init__(self, type: DType | _Missing = _MISSING) -> None:  # noqa: A002 - torch's name
+    def __init__(self, type: DType | _Missing = _MISSING) -> None:
         if type is _MISSING:
             dtype = get_default_dtype()
         else:
@@ -169,7 +169,7 @@ class finfo:  # noqa: N801 - torch's name
     __str__ = __repr__
 
 
-class iinfo:  # noqa: N801 - torch's name
+class iinfo:
     """The limits of an integer dtype.
 
     Torch: torch.iinfo. Attributes are Python ints (`dtype` the dtype's name).
@@ -179,7 +179,7 @@ class iinfo:  # noqa: N801 - torch's name
 
     _dtype: DType
 
-    def __init__(self, type: DType) -> None:  # noqa: A002 - torch's name
+    def __init__(self, type: DType) -> None:
         dtype = _check_dtype("iinfo", type)
         if dtype is bool_:
             raise TypeError("torch.bool is not supported by torch.iinfo")

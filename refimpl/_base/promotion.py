@@ -181,7 +181,7 @@ _INT64_MAX: Final = 2**63 - 1
 _UINT64_MAX: Final = 2**64 - 1
 
 
-def scalar_dtype(value: bool | int | float | complex) -> DType:
+def scalar_dtype(value: bool | complex) -> DType:
     """The dtype a Python number promotes as: bool, int64, or the default float/complex dtype.
 
     Torch: c10::Scalar::type() of the number's Scalar, then update_result_type_state

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from refimpl._base.dtypes import DType, Category
+from refimpl._base.dtypes import Category, DType
 
 Scalar = bool | int | float | complex
 

@@ -13,15 +13,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from refimpl._base import dtypes as dt
-from refimpl._base.device import device, as_device
+from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import default_complex_dtype, get_default_dtype, promote_types
-from refimpl._base.scalars import convert_scalar
 from refimpl.api._args import sizes
-from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
-from refimpl.core.random import DEFAULT_GENERATORS, Generator
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, from_array
 from refimpl.ops import data
 

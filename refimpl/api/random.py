@@ -13,8 +13,8 @@ from refimpl._base import dtypes as dt
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import get_default_dtype
-from refimpl.api.factories import _finish, _target, _wrap
 from refimpl.api._args import sizes
+from refimpl.api.factories import _finish, _target, _wrap
 from refimpl.api.tensor import Tensor
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend

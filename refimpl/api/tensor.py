@@ -11,14 +11,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from refimpl._base import dtypes as dt
-from refimpl._base.device import device, as_device
+from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.size import Size
-from refimpl.api import _tensor_str
-from refimpl.api import factories
+from refimpl.api import _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
 from refimpl.api._indexing import basic_index_geometry, has_bool_index
-from refimpl.core import strides as geometry
 from refimpl.core.config import config
 from refimpl.core.tensor import TensorImpl, array_of, make_view, set_tensor_class
 from refimpl.ops import aten, data
@@ -80,12 +78,12 @@ class Tensor(TensorImpl):
         return out
 
     @property
-    def T(self) -> Tensor:  # noqa: N802 - torch's name
+    def T(self) -> Tensor:
         """All dims reversed (torch deprecates T on tensors with other than 2 dims)."""
         return self.permute(*reversed(range(self.dim())))
 
     @property
-    def mT(self) -> Tensor:  # noqa: N802 - torch's name
+    def mT(self) -> Tensor:
         """The last two dims swapped. Torch: Tensor.mT."""
         if self.dim() < 2:
             raise RuntimeError(

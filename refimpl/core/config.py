@@ -22,7 +22,7 @@ ENV_PREFIX: Final = "REFIMPL_BACKEND_"
 class BackendMap(MutableMapping[str, str]):
     """Device type -> backend name, resolving names to backends lazily and caching them."""
 
-    __slots__ = ("_names", "_resolved", "_registry")
+    __slots__ = ("_names", "_registry", "_resolved")
 
     def __init__(self, names: Mapping[str, str], registry: BackendRegistry) -> None:
         self._names: dict[str, str] = dict(names)

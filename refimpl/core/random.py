@@ -12,7 +12,7 @@ import pickle
 import secrets
 from typing import Final
 
-from refimpl._base.device import device, as_device
+from refimpl._base.device import as_device, device
 from refimpl.core.backend import Backend, RandomSource
 
 # torch: default_rng_seed_val in c10/core/GeneratorImpl.h.
@@ -68,7 +68,7 @@ class Generator:
         )
 
     def set_state_bytes(self, state: bytes, backends: dict[str, Backend]) -> None:
-        seed, sources = pickle.loads(state)  # noqa: S301 - bytes refimpl wrote
+        seed, sources = pickle.loads(state)
         self._seed = seed
         self._sources.clear()
         for name, source_state in sources.items():

@@ -27,7 +27,7 @@ class Storage:
     Torch: c10::StorageImpl (returned by Tensor.untyped_storage()).
     """
 
-    __slots__ = ("array", "backend", "device", "dtype", "size_elements", "_address", "__weakref__")
+    __slots__ = ("__weakref__", "_address", "array", "backend", "device", "dtype", "size_elements")
 
     def __init__(
         self,

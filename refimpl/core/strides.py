@@ -315,7 +315,7 @@ def as_strided(
     offset = g.offset if storage_offset is None else storage_offset
     if len(size) != len(stride):
         raise RuntimeError(
-            f"mismatch in length of strides and shape"
+            "mismatch in length of strides and shape"
         )
     if any(s < 0 for s in stride):
         raise RuntimeError(

@@ -27,9 +27,19 @@ class TensorImpl:
     """The metadata and storage of a tensor. Torch: c10::TensorImpl."""
 
     __slots__ = (
-        "_storage", "_size", "_stride", "_storage_offset", "_dtype", "_key_set",
-        "_version_counter", "_base", "_requires_grad", "_grad", "grad_fn", "_array_cache",
         "__weakref__",
+        "_array_cache",
+        "_base",
+        "_dtype",
+        "_grad",
+        "_key_set",
+        "_requires_grad",
+        "_size",
+        "_storage",
+        "_storage_offset",
+        "_stride",
+        "_version_counter",
+        "grad_fn",
     )
 
     _storage: Storage

@@ -50,6 +50,7 @@ NUMBERS_AS_TENSORS_OPS: Final = frozenset(
 )
 
 _NUMBER_TYPES: Final = (bool, int, float, complex)
+_TENSOR_OR_NUMBER: Final = (TensorImpl, *_NUMBER_TYPES)
 
 
 class CastError(Exception):
@@ -83,7 +84,7 @@ def _check_tensor(value: Any) -> Any:
 
 
 def _check_tensor_or_number(value: Any) -> Any:
-    if isinstance(value, TensorImpl) or isinstance(value, _NUMBER_TYPES):
+    if isinstance(value, _TENSOR_OR_NUMBER):
         return value
     raise CastError(f"Unable to cast {value!r} to Tensor")
 
@@ -269,14 +270,14 @@ class Binder:
         "_by_name",
         "_declaration",
         "_fast",
-        "_validate_only",
         "_kw_defaults",
         "_kwonly",
-        "_positional_checkers",
         "_n_positional",
         "_op_name",
         "_params",
         "_positional",
+        "_positional_checkers",
+        "_validate_only",
         "schema",
     )
 

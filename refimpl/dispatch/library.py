@@ -26,7 +26,12 @@ from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import SCHEMAS, OpOverload, namespace
 from refimpl.dispatch.schema import parse_schema
-from refimpl.dispatch.table import BACKEND_FALLBACKS, KernelRecord, OperatorEntry, fallthrough_kernel
+from refimpl.dispatch.table import (
+    BACKEND_FALLBACKS,
+    KernelRecord,
+    OperatorEntry,
+    fallthrough_kernel,
+)
 
 __all__ = [
     "Library", "custom_op", "define", "fallthrough_kernel", "impl", "register_fake",

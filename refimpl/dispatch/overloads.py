@@ -92,7 +92,6 @@ class OpOverload:
 
     __slots__ = (
         "__name__",
-        "_tensor_kwargs",
         "__qualname__",
         "_binder",
         "_entry",
@@ -100,6 +99,7 @@ class OpOverload:
         "_qualified_name",
         "_schema",
         "_tags",
+        "_tensor_kwargs",
         "namespace",
         "overloadpacket",
     )

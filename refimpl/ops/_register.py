@@ -36,7 +36,7 @@ class OpBlock:
     Torch: an entry of native_functions.yaml. `op` is `refimpl.ops.aten.<op>.<overload>`.
     """
 
-    __slots__ = ("op", "entry", "spec")
+    __slots__ = ("entry", "op", "spec")
 
     def __init__(self, op: OpOverload, entry: OperatorEntry, spec: SpecOverload) -> None:
         self.op = op

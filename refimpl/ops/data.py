@@ -18,11 +18,11 @@ from refimpl.core.backend import Array, Backend
 from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import (
     TensorImpl,
-    make_tensor,
     array_of,
     backend_dtype,
     empty_tensor,
     from_array,
+    make_tensor,
     write_array,
 )
 
