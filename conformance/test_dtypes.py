@@ -350,3 +350,41 @@ def test_error_matches_torch(restore_default_dtype: None, name: str) -> None:
     expected = outcome(lambda: ERROR_CASES[name](torch))
     assert expected[0] != "ok", "the case must fail in torch"
     assert outcome(lambda: ERROR_CASES[name](refimpl)) == expected
+
+
+# --- dtype objects ---------------------------------------------------------------------------
+
+DTYPE_NAMES: Final = [
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64", "complex32", "complex64", "complex128",
+]
+ALIAS_NAMES: Final = [
+    "float", "double", "half", "long", "int", "short", "cfloat", "cdouble", "chalf",
+]
+
+
+def _dtype_facts(lib: Any, name: str) -> tuple[object, ...]:
+    d = getattr(lib, name)
+
+    def convert(method: str) -> object:
+        try:
+            return str(getattr(d, method)()).split(".")[-1]
+        except RuntimeError as error:
+            return ("RuntimeError", str(error))
+
+    return (
+        d.is_floating_point, d.is_complex, d.is_signed, d.itemsize,
+        convert("to_real"), convert("to_complex"), str(d).split(".")[-1],
+    )
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_dtype_attributes_match_torch(name: str) -> None:
+    assert _dtype_facts(refimpl, name) == _dtype_facts(torch, name)
+    assert repr(getattr(refimpl, name)) == repr(getattr(torch, name)).replace("torch.", "refimpl.")
+
+
+@pytest.mark.parametrize("alias", ALIAS_NAMES)
+def test_dtype_aliases_match_torch(alias: str) -> None:
+    expected = str(getattr(torch, alias)).split(".")[-1]
+    assert getattr(refimpl, alias) is getattr(refimpl, expected)
