@@ -86,6 +86,8 @@ def _type_name(value: object) -> str:
 
 def _parse(text: str) -> tuple[str, int | None]:
     # torch: Device::Device(const std::string&) in c10/core/Device.cpp
+    if not text:
+        raise RuntimeError("Device string must not be empty")
     type_part, sep, index_part = text.partition(":")
     if type_part not in _DEVICE_TYPE_SET:
         raise RuntimeError(
