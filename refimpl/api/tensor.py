@@ -16,10 +16,10 @@ from refimpl._base.dtypes import DType
 from refimpl._base.size import Size
 from refimpl.api import _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
-from refimpl.api._indexing import basic_index_geometry, has_bool_index
-from refimpl.core.config import config
-from refimpl.core.tensor import TensorImpl, array_of, make_view, set_tensor_class
+from refimpl.api._indexing import getitem, setitem
+from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
 from refimpl.ops import aten, data
+from refimpl.ops.pointwise import STRIDED
 
 
 class Tensor(TensorImpl):
@@ -143,38 +143,38 @@ class Tensor(TensorImpl):
         return id(self)
 
     def __getitem__(self, index: object) -> Tensor:
-        out: Tensor = make_view(self, basic_index_geometry(self._geometry(), index, Tensor))
-        if has_bool_index(index):
-            # torch: a Python bool is advanced indexing (index with a bool mask), so the
-            # result is a copy, not a view.
-            return out.clone()
+        """A view (a copy for Python bools) selected by basic indices. Torch: __getitem__."""
+        out: Tensor = getitem(self, index)
         return out
 
     def __setitem__(self, index: object, value: object) -> None:
-        target = self[index]
-        if isinstance(value, TensorImpl):
-            data.copy_(target, value)
-        else:
-            data.fill_(target, value)  # type: ignore[arg-type]  # a Python scalar
+        """Write `value`, broadcast, into the elements `index` selects. Torch: __setitem__."""
+        setitem(self, index, value)
 
     # --- conversion to Python and NumPy --------------------------------------------------
 
     def numpy(self, *, force: bool = False) -> Any:
         """A NumPy array sharing memory with this CPU tensor where the backend allows.
 
-        Torch: Tensor.numpy. On the NumPy backend the array is a view of the storage.
+        Torch: Tensor.numpy (tensor_to_numpy in torch/csrc/utils/tensor_numpy.cpp): the checks,
+        then aten.detach (and with `force` a copy to the CPU). On the NumPy backend the array
+        is a view of the storage.
         """
-        if self.device.type != "cpu":
-            raise TypeError(
-                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
-                "copy the tensor to host memory first."
-            )
-        if self._requires_grad and not force:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
-        return self._backend_or_raise().to_host(array_of(self))
+        if not force:
+            if self.device.type != "cpu":
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use "
+                    "Tensor.cpu() to copy the tensor to host memory first."
+                )
+            if self._requires_grad:
+                raise RuntimeError(
+                    "Can't call numpy() on Tensor that requires grad. Use "
+                    "tensor.detach().numpy() instead."
+                )
+        prepared: Tensor = aten.detach.default(self)
+        if force:
+            prepared = prepared.cpu()
+        return prepared._backend_or_raise().to_host(array_of(prepared))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
         host = self.numpy()
@@ -396,15 +396,31 @@ class Tensor(TensorImpl):
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """This tensor with another dtype and/or device; itself if nothing changes.
 
-        Torch: Tensor.to (to.dtype, to.device, to.other overloads).
+        Torch: Tensor.to (THPVariable_to and dispatch_to in python_variable_methods.cpp), which
+        calls aten.to.dtype for a dtype alone, aten.to.device for a device and a dtype, and
+        aten.to.dtype_layout (this tensor's options, another device) otherwise; all three
+        decompose to aten._to_copy, or to `self` when nothing would change.
         """
-        target_device, target_dtype, copy = _parse_to(self, args, kwargs)
-        dev = self.device if target_device is None else target_device
-        dtype = self._dtype if target_dtype is None else target_dtype
-        if dev == self.device and dtype is self._dtype and not copy:
-            return self
-        backend = None if dev.type == "meta" else config.backends.resolve(dev.type)
-        out: Tensor = data.to_copy(self, dtype, dev, backend)
+        target_device, target_dtype, non_blocking, copy, memory_format = _parse_to(args, kwargs)
+        out: Tensor
+        if target_device is None and target_dtype is None:
+            if not copy and memory_format is None:
+                return self
+            out = aten.to.dtype_layout(
+                self, dtype=self._dtype, layout=STRIDED, device=self.device,
+                non_blocking=non_blocking, copy=copy, memory_format=memory_format,
+            )
+        elif target_device is None:
+            out = aten.to.dtype(self, target_dtype, non_blocking, copy, memory_format)
+        elif target_dtype is None:
+            out = aten.to.dtype_layout(
+                self, dtype=self._dtype, layout=STRIDED, device=target_device,
+                non_blocking=non_blocking, copy=copy, memory_format=memory_format,
+            )
+        else:
+            out = aten.to.device(
+                self, target_device, target_dtype, non_blocking, copy, memory_format
+            )
         return out
 
     def cpu(self) -> Tensor:
@@ -452,9 +468,13 @@ class Tensor(TensorImpl):
 
 
 def _parse_to(
-    t: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> tuple[device | None, DType | None, bool]:
-    """Torch's `Tensor.to` overloads: (dtype), (device, dtype), (other), and keywords."""
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[device | None, DType | None, bool, bool, Any]:
+    """Torch's `Tensor.to` signatures: (dtype), (device, dtype), (other), and keywords.
+
+    Torch: parse_to_conversion in torch/csrc/utils/python_arg_parser. Returns the device,
+    dtype, non_blocking, copy and memory_format asked for (None: not given).
+    """
     target_device: device | None = None
     target_dtype: DType | None = None
     rest = list(args)
@@ -467,16 +487,20 @@ def _parse_to(
         target_device = as_device(rest.pop(0))
         if rest and isinstance(rest[0], DType):
             target_dtype = rest.pop(0)
+    flags = dict(kwargs)
     for flag in ("non_blocking", "copy"):
         if rest and isinstance(rest[0], bool):
-            kwargs.setdefault(flag, rest.pop(0))
+            flags.setdefault(flag, rest.pop(0))
     if rest:
         raise TypeError(f"to() received an invalid combination of arguments: {args!r}")
-    if kwargs.get("dtype") is not None:
-        target_dtype = kwargs["dtype"]
-    if kwargs.get("device") is not None:
-        target_device = as_device(kwargs["device"])
-    return target_device, target_dtype, bool(kwargs.get("copy", False))
+    if flags.get("dtype") is not None:
+        target_dtype = flags["dtype"]
+    if flags.get("device") is not None:
+        target_device = as_device(flags["device"])
+    return (
+        target_device, target_dtype, bool(flags.get("non_blocking", False)),
+        bool(flags.get("copy", False)), flags.get("memory_format"),
+    )
 
 
 set_tensor_class(Tensor)

@@ -260,7 +260,7 @@ def fill_tensor_kernel(self: TensorImpl, value: TensorImpl) -> Any:
     return data.fill_(self, value.item())
 
 
-# --- _to_copy, _local_scalar_dense, item ------------------------------------------------
+# --- _to_copy ---------------------------------------------------------------------------
 
 _to_copy = defop(
     "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
@@ -278,6 +278,109 @@ def _to_copy_kernel(
     backend = None if target.type == "meta" else config.backends.resolve(target.type)
     return data.to_copy(self, self._dtype if dtype is None else dtype, target, backend)
 
+
+# --- to: the Tensor.to overloads, decomposed to _to_copy ---------------------------------
+
+# torch: c10::Layout::Strided and c10::MemoryFormat::{Contiguous, Preserve}, as the ints a
+# Layout or MemoryFormat argument carries.
+STRIDED: Final = 0
+CONTIGUOUS_FORMAT: Final = 0
+PRESERVE_FORMAT: Final = 1
+
+
+def _to_impl(
+    self: TensorImpl, dtype: DType | None, layout: int | None, device: device | None,
+    pin_memory: bool | None, non_blocking: bool, copy: bool, memory_format: int | None,
+) -> Any:
+    """`self` when nothing would change, else aten._to_copy.
+
+    Torch: to_impl and to_will_alias in aten/src/ATen/native/TensorConversions.cpp.
+    """
+    # torch: a memory format other than preserve aliases when it is the tensor's suggested
+    # format; refimpl has no channels-last layouts yet (#5), so every tensor suggests
+    # contiguous, as torch's do when no channels-last strides are present.
+    if (
+        (dtype is None or dtype is self._dtype)
+        and (layout is None or layout == STRIDED)
+        and (device is None or device == self._storage.device)
+        and not copy
+        and memory_format in (None, PRESERVE_FORMAT, CONTIGUOUS_FORMAT)
+    ):
+        return self
+    return aten._to_copy.default(
+        self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+        non_blocking=non_blocking, memory_format=memory_format,
+    )
+
+
+to_dtype = defop(
+    "to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)"
+)
+
+
+@to_dtype.decomposition
+def to_dtype_decomposition(
+    self: TensorImpl, dtype: DType, non_blocking: bool, copy: bool, memory_format: int | None
+) -> Any:
+    """`self` as `dtype`; itself if it has that dtype. Torch: to (dtype) in TensorConversions.cpp."""
+    return _to_impl(self, dtype, None, None, None, non_blocking, copy, memory_format)
+
+
+to_device = defop(
+    "to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, "
+    "bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)"
+)
+
+
+@to_device.decomposition
+def to_device_decomposition(
+    self: TensorImpl, device: device, dtype: DType, non_blocking: bool, copy: bool,
+    memory_format: int | None,
+) -> Any:
+    """`self` on `device` as `dtype`. Torch: to (device, dtype) in TensorConversions.cpp.
+
+    Differs: torch first gives an index-less CUDA device the current index (ensure_has_index);
+    refimpl compares devices as given.
+    """
+    return _to_impl(self, dtype, None, device, None, non_blocking, copy, memory_format)
+
+
+to_dtype_layout = defop(
+    "to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)"
+)
+
+
+@to_dtype_layout.decomposition
+def to_dtype_layout_decomposition(
+    self: TensorImpl, *, dtype: DType | None, layout: int | None, device: device | None,
+    pin_memory: bool | None, non_blocking: bool, copy: bool, memory_format: int | None,
+) -> Any:
+    """`self` with the given tensor options. Torch: to (TensorOptions) in TensorConversions.cpp."""
+    return _to_impl(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
+
+
+to_other = defop(
+    "to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, "
+    "MemoryFormat? memory_format=None) -> Tensor(a)"
+)
+
+
+@to_other.decomposition
+def to_other_decomposition(
+    self: TensorImpl, other: TensorImpl, non_blocking: bool, copy: bool,
+    memory_format: int | None,
+) -> Any:
+    """`self` with `other`'s dtype and device. Torch: to (other) in TensorConversions.cpp."""
+    return _to_impl(
+        self, other._dtype, STRIDED, other._storage.device, None, non_blocking, copy,
+        memory_format,
+    )
+
+
+# --- _local_scalar_dense, item ----------------------------------------------------------
 
 _local_scalar_dense = defop("_local_scalar_dense(Tensor self) -> Scalar")
 

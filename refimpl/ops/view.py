@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl.core import strides as geometry
 from refimpl.core.storage import VersionCounter
@@ -27,13 +28,21 @@ CEA: Final = DispatchKey.CompositeExplicitAutograd
 # torch: c10::MemoryFormat::Contiguous, the int a `MemoryFormat` argument carries.
 CONTIGUOUS_FORMAT: Final = 0
 
-# torch: the legacy type names printed by expand's error (torch.FloatTensor, ...).
+# torch: the legacy type names errors print (torch.FloatTensor, ...).
 _LEGACY_NAMES: Final = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
     "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
     "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
     "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor",
 }
+
+
+def legacy_type_name(dtype: DType) -> str:
+    """The legacy tensor type name errors print for a CPU tensor of `dtype`.
+
+    Torch: toString(DeprecatedTypeProperties) ("torch.FloatTensor"), as in expand's error.
+    """
+    return f"torch.{_LEGACY_NAMES.get(dtype.name, 'Tensor')}"
 
 
 # --- view --------------------------------------------------------------------------------
@@ -125,8 +134,7 @@ expand = defop("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) ->
 @expand.kernel(CEA)
 def expand_kernel(self: TensorImpl, size: list[int], *, implicit: bool) -> Any:
     """Size-1 dims repeated with stride 0, new leading dims added. Torch: expand."""
-    legacy = f"torch.{_LEGACY_NAMES.get(self._dtype.name, 'Tensor')}"
-    return make_view(self, geometry.expand(self._geometry(), size, legacy))
+    return make_view(self, geometry.expand(self._geometry(), size, legacy_type_name(self._dtype)))
 
 
 # --- unsqueeze, squeeze ------------------------------------------------------------------
@@ -205,7 +213,7 @@ def narrow_decomposition(self: TensorImpl, dim: int, start: int, length: int) ->
     return aten.slice.Tensor(self, d, begin, begin + length, 1)
 
 
-# --- diagonal, as_strided, unfold, alias, detach ----------------------------------------
+# --- diagonal, as_strided, unfold, alias, lift_fresh, detach ---------------------------
 
 diagonal = defop("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)")
 
@@ -252,6 +260,19 @@ alias = defop("alias(Tensor(a) self) -> Tensor(a)")
 def alias_kernel(self: TensorImpl) -> Any:
     """A view with the same geometry. Torch: alias in TensorShape.cpp."""
     return make_view(self, self._geometry())
+
+
+lift_fresh = defop("lift_fresh(Tensor(a) self) -> Tensor(a)")
+
+
+@lift_fresh.kernel(CEA)
+def lift_fresh_kernel(self: TensorImpl) -> Any:
+    """`self` itself: marks a tensor made without dispatching (indexing's assigned scalar).
+
+    Torch: lift_fresh in TensorShape.cpp returns its input; functionalization and fake
+    tensors use the call to wrap constants.
+    """
+    return self
 
 
 detach = defop("detach(Tensor(a) self) -> Tensor(a)")
