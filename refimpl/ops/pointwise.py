@@ -257,7 +257,8 @@ def fill_tensor_kernel(self: TensorImpl, value: TensorImpl) -> Any:
     if value._storage.backend is None:
         self._version_counter.bump()
         return self
-    return data.fill_(self, value.item())
+    # The core's read of the value, not the `item` op: a kernel reads its inputs directly.
+    return data.fill_(self, TensorImpl.item(value))
 
 
 # --- _to_copy ---------------------------------------------------------------------------
