@@ -221,6 +221,9 @@ class Tensor(TensorImpl):
         return out
 
     def permute(self, *dims: Any) -> Tensor:
+        if not dims:
+            # torch's argument parser: `dims` is required (use permute(()) for a 0-dim tensor).
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         out: Tensor = aten.permute.default(self, list(parse_sizes(dims, "permute")))
         return out
 

@@ -42,11 +42,11 @@ def is_contiguous(size: Sequence[int], stride: Sequence[int]) -> bool:
 
     Torch: TensorImpl::compute_contiguous (c10/core/Contiguity.h).
     """
+    if 0 in size:
+        return True
     expected = 1
     for d in range(len(size) - 1, -1, -1):
         n = size[d]
-        if n == 0:
-            return True
         if n != 1:
             if stride[d] != expected:
                 return False

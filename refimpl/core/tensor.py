@@ -295,6 +295,9 @@ def array_of(t: TensorImpl) -> Array:
     xp = backend.xp
     if geometry.is_contiguous(size, stride):
         count = geometry.numel(size)
+        if count == 0:
+            # An empty view's offset may lie past the end of its storage (torch allows it).
+            offset = 0
         if offset == 0 and count == storage.size_elements:
             array = xp.reshape(flat, size)
         else:
@@ -333,6 +336,8 @@ def write_array(t: TensorImpl, values: Array) -> None:
         backend.write_strided(flat, size, stride, offset, values)
         return
     count = geometry.numel(size)
+    if count == 0:
+        return
     flat_values = xp.reshape(values, (-1,))
     if geometry.is_contiguous(size, stride):
         if offset == 0 and count == storage.size_elements:
