@@ -1,12 +1,14 @@
 """Python scalars converted to a dtype's value range, with torch's overflow errors.
 
 Torch: c10::checked_convert and c10::overflows (c10/util/TypeCast.h, c10/util/Half.h), used
-when a Python number is written into a tensor (`fill_`, `full`, `x[0] = v`).
+when a Python number is written into a tensor (`fill_`, `full`, `x[0] = v`) and for an op's
+`alpha`; and c10::static_cast_with_inter_type, the unchecked cast of a wrapped number.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 from typing import Final
 
 from refimpl._base.dtypes import Category, DType
@@ -81,3 +83,80 @@ def convert_scalar(value: Scalar, dtype: DType) -> Scalar:
         if math.isfinite(part) and abs(part) > limit:
             raise _overflow(dtype)
     return as_complex
+
+
+# torch: std::numeric_limits<T>::max() of the 16-bit float types, which c10::overflows checks
+# as it checks float's; convert_scalar leaves them out (see its float16 note).
+_REDUCED_FLOAT_MAX: Final[dict[str, float]] = {
+    "float16": 65504.0, "bfloat16": 3.3895313892515355e38, "complex32": 65504.0,
+}
+
+
+def checked_convert(value: Scalar, dtype: DType) -> Scalar:
+    """`value` as a `dtype` element, or torch's overflow error, 16-bit floats included.
+
+    Torch: c10::checked_convert, as Scalar::to<T> applies it (the `alpha` of add and sub).
+    """
+    converted = convert_scalar(value, dtype)
+    limit = _REDUCED_FLOAT_MAX.get(dtype.name)
+    if limit is not None and isinstance(converted, float | complex):
+        as_complex = complex(converted)
+        for part in (as_complex.real, as_complex.imag):
+            if math.isfinite(part) and abs(part) > limit:
+                raise _overflow(dtype)
+    return converted
+
+
+# struct formats that round a double to a narrower IEEE type as a C cast does; struct
+# raises OverflowError where the rounded value would be infinite.
+_PACK_FORMATS: Final[dict[str, str]] = {
+    "float16": "e", "float32": "f", "complex32": "e", "complex64": "f",
+}
+
+
+def _round_bfloat16(value: float) -> float:
+    # Round to nearest even on the float32 bits, then keep the top 16 bits.
+    if math.isnan(value):
+        return value
+    bits: int = struct.unpack("<I", struct.pack("<f", _round_float(value, "f")))[0]
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    rounded: float = struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+    return rounded
+
+
+def _round_float(value: float, fmt: str) -> float:
+    try:
+        rounded: float = struct.unpack(fmt, struct.pack(fmt, value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+    return rounded
+
+
+def _round_part(value: float, dtype: DType) -> float:
+    if dtype.name == "bfloat16":
+        return _round_bfloat16(value)
+    fmt = _PACK_FORMATS.get(dtype.name)
+    return value if fmt is None else _round_float(value, fmt)
+
+
+def cast_scalar(value: Scalar, dtype: DType) -> Scalar:
+    """`value` as a `dtype` element by C++ casts: integers wrap, floats round (to inf past
+    the range), complex drops its imaginary part for a real dtype; never an error.
+
+    Torch: c10::static_cast_with_inter_type, the cast of a wrapped number into the common
+    dtype (`int8_tensor + 200` gives -55, `float32_tensor + 1e300` gives inf), unlike fill_,
+    which checks the range.
+    """
+    category = dtype.category
+    if category is Category.BOOL:
+        return bool(value)
+    if category is Category.INTEGRAL:
+        # Wrapped numbers reaching an integral dtype are bool or int: promotion makes a
+        # float or complex operand's result floating or complex.
+        low, high = integral_range(dtype)
+        as_int = int(value.real) if isinstance(value, complex) else int(value)
+        return (as_int - low) % (high - low + 1) + low
+    as_complex = complex(value)
+    if category is Category.FLOATING:
+        return _round_part(as_complex.real, dtype)
+    return complex(_round_part(as_complex.real, dtype), _round_part(as_complex.imag, dtype))

@@ -15,7 +15,7 @@ from refimpl._base.device import device
 from refimpl._base.dtypes import DType, bool_
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
-from refimpl._base.scalars import Scalar, convert_scalar, integral_range
+from refimpl._base.scalars import Scalar, cast_scalar, checked_convert
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, from_array
@@ -124,7 +124,8 @@ def check_alpha(alpha: Scalar, dtype: DType) -> None:
     """Torch's rules for the `alpha` of add and sub. Torch: alpha_check in BinaryOps.h."""
     if isinstance(alpha, bool) and dtype is not bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if isinstance(alpha, float) and not (dtype.is_floating_point or dtype.is_complex):
+    # A complex alpha with an integral result fails this check first, as in torch.
+    if isinstance(alpha, float | complex) and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
         )
@@ -132,19 +133,6 @@ def check_alpha(alpha: Scalar, dtype: DType) -> None:
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
         )
-
-
-def wrap_scalar(value: Scalar, dtype: DType) -> Scalar:
-    """A Python number as a `dtype` element, integers wrapping as C++ casts do.
-
-    Torch: Scalar::to<scalar_t> in the kernels of wrapped numbers (`int8_tensor + 200`
-    gives -55, unlike fill_, which checks the range).
-    """
-    if dtype.is_floating_point or dtype.is_complex or dtype is bool_:
-        return convert_scalar(value, dtype)
-    low, high = integral_range(dtype)
-    as_int = int(value.real) if isinstance(value, complex) else int(value)
-    return (as_int - low) % (high - low + 1) + low
 
 
 def operand_array(
@@ -163,7 +151,8 @@ def operand_array(
         if value._size != shape:
             array = xp.broadcast_to(array, shape)
         return array
-    array = xp.asarray(wrap_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
+    # torch: a wrapped number is cast unchecked (int8_tensor + 200 gives -55).
+    array = xp.asarray(cast_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
     return array if not shape else xp.broadcast_to(array, shape)
 
 
@@ -193,26 +182,32 @@ def add_kernel(self: Operand, other: Operand, *, alpha: Scalar) -> Any:
     ):
         # Two tensors of one dtype: that dtype is the result type, whatever their dims.
         dtype = self._dtype
-        dev, backend = locate("add.Tensor", self, other)
     else:
         dtype = result_type_of((_operand_kind(self), _operand_kind(other)))
-        dev, backend = locate("add.Tensor", self, other)
+    # torch: TensorIteratorBase::build checks shapes (compute_shape), then devices
+    # (compute_types); add's meta function checks alpha after the build.
+    shape = data.broadcast_shapes(_shape_of(self), _shape_of(other))
+    dev, backend = locate("add.Tensor", self, other)
     if not (alpha == 1 and type(alpha) is int):
         check_alpha(alpha, dtype)
-    shape = data.broadcast_shapes(_shape_of(self), _shape_of(other))
     if backend is None:
         return empty_tensor(shape, dtype, dev, None)
+    # torch: the CPU and CUDA kernels read alpha with Scalar::to<scalar_t>, a checked
+    # conversion (int8 with alpha=2**40 fails, even with no elements); Meta has no kernel.
+    one = alpha == 1 and type(alpha) is int
+    alpha_value = alpha if one else checked_convert(alpha, dtype)
     xp = backend.xp
     a = operand_array(self, dtype, backend, shape)
     b = operand_array(other, dtype, backend, shape)
     if dtype is bool_:
         # The Array API defines no add for bool; torch's bool add is logical or.
-        values = xp.logical_or(a, b) if alpha else xp.asarray(a, copy=True)
+        values = xp.logical_or(a, b) if alpha_value else xp.asarray(a, copy=True)
     else:
-        if not (alpha == 1 and type(alpha) is int):
-            b = xp.multiply(
-                b, xp.asarray(wrap_scalar(alpha, dtype), dtype=backend_dtype(backend, dtype))
-            )
+        # torch's kernel always computes self + alpha * other; a complex product is not an
+        # identity even for alpha 1 ((1+0j) * (inf+0j) is inf+nanj), so complex results
+        # multiply always.
+        if dtype.is_complex or not one:
+            b = xp.multiply(b, xp.asarray(alpha_value, dtype=backend_dtype(backend, dtype)))
         values = xp.add(a, b)
     return from_array(values, dtype, backend, dev)
 
