@@ -36,6 +36,7 @@ from refimpl._base.dtypes import (
 from refimpl._base.finfo import finfo, iinfo
 from refimpl._base.promotion import get_default_dtype, set_default_dtype
 from refimpl._base.size import Size
+from refimpl._base.tags import Tag
 from refimpl.api._tensor_str import get_printoptions, set_printoptions
 from refimpl.api.factories import (
     arange,
@@ -88,6 +89,7 @@ __all__ = [
     "FunctionSchema",
     "Generator",
     "Size",
+    "Tag",
     "Tensor",
     "UntypedStorage",
     "__version__",

@@ -36,3 +36,29 @@ def test_composite_implicit_matches_torch(qualified: str) -> None:
     assert ours.entry.has_kernel_for_dispatch_key(key) == theirs.has_kernel_for_dispatch_key(  # type: ignore[attr-defined]
         torch._C.DispatchKey.CompositeImplicitAutograd
     )
+
+
+@pytest.mark.parametrize("qualified", REGISTERED)
+def test_tags_match_torch(qualified: str) -> None:
+    ours = _lookup(refimpl.ops, qualified)
+    theirs = _lookup(torch.ops, qualified)
+    assert [repr(tag) for tag in ours.tags] == [repr(tag) for tag in theirs.tags]  # type: ignore[attr-defined]
+
+
+def test_tag_enum_matches_torch() -> None:
+    assert {m: int(v) for m, v in refimpl.Tag.__members__.items()} == {
+        m: int(v) for m, v in torch.Tag.__members__.items()
+    }
+
+
+def test_overload_introspection_matches_torch() -> None:
+    for lib in (torch, refimpl):
+        op = lib.ops.aten.add.Tensor
+        assert (str(op), op.name(), op.__name__, op._overloadname, op.namespace) == (
+            "aten.add.Tensor", "aten::add.Tensor", "add.Tensor", "Tensor", "aten",
+        )
+        assert repr(op) == "<OpOverload(op='aten.add', overload='Tensor')>"
+        assert op.overloadpacket is lib.ops.aten.add
+        assert repr(lib.ops.aten.add) == "<OpOverloadPacket(op='aten.add')>"
+        assert str(lib.ops.aten.relu.default) == "aten.relu.default"
+        assert lib.ops.aten.relu.default.name() == "aten::relu"

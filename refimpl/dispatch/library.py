@@ -22,6 +22,7 @@ from typing import Any, Final
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
+from refimpl._base.tags import Tag
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import SCHEMAS, OpOverload, namespace
@@ -147,7 +148,7 @@ class Library:
     # --- define -----------------------------------------------------------------------------
 
     def define(
-        self, schema: str, alias_analysis: str = "", *, tags: Sequence[str] | str = ()
+        self, schema: str, alias_analysis: str = "", *, tags: Sequence[Tag | str] | Tag | str = ()
     ) -> str:
         """Define an operator overload from a schema string; returns its name.
 
@@ -165,7 +166,8 @@ class Library:
             raise RuntimeError(f"Invalid alias_analysis type {alias_analysis}")
         text = schema if "::" in schema.partition("(")[0] else f"{self.ns}::{schema}"
         parsed = parse_schema(text)
-        tag_names = (tags,) if isinstance(tags, str) else tuple(str(t) for t in tags)
+        items = (tags,) if isinstance(tags, (str, Tag)) else tuple(tags)
+        tag_names = tuple(t.name if isinstance(t, Tag) else Tag[t].name for t in items)
         SCHEMAS.define(parsed, tag_names)
         self._state.definitions.append((parsed.name, parsed.overload_name))
         entry = DISPATCHER.entry(parsed.qualified_name)

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from refimpl._base.keys import SLOT_INDEX, DispatchKey, DispatchKeySet, highest_priority_index
 from refimpl._base.spec import SpecOverload, spec_overloads
+from refimpl._base.tags import Tag
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.binding import Binder, SchemaMatchError, as_runtime_error, match_failure
 from refimpl.dispatch.dispatcher import (
@@ -191,9 +192,9 @@ class OpOverload:
         return self._schema.name.partition("::")[2]
 
     @property
-    def tags(self) -> list[str]:
-        """Torch: OpOverload.tags (torch.Tag members; here their names)."""
-        return list(self._tags)
+    def tags(self) -> list[Tag]:
+        """The overload's tags. Torch: OpOverload.tags."""
+        return [Tag[name] for name in self._tags]
 
     def has_kernel_for_dispatch_key(self, key: DispatchKey) -> bool:
         """Torch: OpOverload.has_kernel_for_dispatch_key (the computed table has an entry)."""
