@@ -87,16 +87,38 @@ def _check_dtype(function: str, value: object) -> DType:
     return value
 
 
-class finfo:
+class _DTypeInfo:
+    """What finfo and iinfo share: the dtype they describe, equality, no hash.
+
+    Torch: THPDTypeInfo (torch/csrc/TypeInfo.cpp), the base of torch.finfo and torch.iinfo.
+    """
+
+    __slots__ = ("_dtype",)
+
+    _dtype: DType
+
+    @property
+    def dtype(self) -> str:
+        return self._dtype.name
+
+    def __eq__(self, other: object) -> bool:
+        # torch: THPDTypeInfo_compare compares the stored dtypes of finfo and iinfo objects.
+        if not isinstance(other, _DTypeInfo):
+            return NotImplemented
+        return self._dtype is other._dtype
+
+    __hash__ = None  # type: ignore[assignment]  # torch's finfo and iinfo are unhashable
+
+
+class finfo(_DTypeInfo):
     """The limits of a floating dtype; a complex dtype gives those of its real dtype.
 
     Torch: torch.finfo. `finfo()` describes the default dtype. Attributes are Python floats
     (`bits` an int, `dtype` the real dtype's name), equal to torch's.
     """
 
-    __slots__ = ("_dtype", "_format")
+    __slots__ = ("_format",)
 
-    _dtype: DType
     _format: _FloatFormat
 
     def __init__(self, type: DType | _Missing = _MISSING) -> None:
@@ -146,17 +168,6 @@ class finfo:
         """10 ** -digits10: the decimal resolution of the format."""
         return self._format.resolution
 
-    @property
-    def dtype(self) -> str:
-        return self._dtype.name
-
-    def __eq__(self, other: object) -> bool:
-        # torch: THPDTypeInfo_compare compares the stored dtypes of finfo and iinfo objects.
-        if not isinstance(other, finfo | iinfo):
-            return NotImplemented
-        return self._dtype is other._dtype
-
-    __hash__ = None  # type: ignore[assignment]  # torch.finfo is unhashable (eq, no hash)
 
     def __repr__(self) -> str:
         # torch: THPFInfo_str streams doubles with C++'s default format, which is C's %g.
@@ -169,15 +180,13 @@ class finfo:
     __str__ = __repr__
 
 
-class iinfo:
+class iinfo(_DTypeInfo):
     """The limits of an integer dtype.
 
     Torch: torch.iinfo. Attributes are Python ints (`dtype` the dtype's name).
     """
 
-    __slots__ = ("_dtype",)
-
-    _dtype: DType
+    __slots__ = ()
 
     def __init__(self, type: DType) -> None:
         dtype = _check_dtype("iinfo", type)
@@ -203,17 +212,6 @@ class iinfo:
     def min(self) -> int:
         return integral_range(self._dtype)[0]
 
-    @property
-    def dtype(self) -> str:
-        return self._dtype.name
-
-    def __eq__(self, other: object) -> bool:
-        # torch: THPDTypeInfo_compare compares the stored dtypes of finfo and iinfo objects.
-        if not isinstance(other, finfo | iinfo):
-            return NotImplemented
-        return self._dtype is other._dtype
-
-    __hash__ = None  # type: ignore[assignment]  # torch.iinfo is unhashable (eq, no hash)
 
     def __repr__(self) -> str:
         # torch: THPIInfo_str converts min and max to double before streaming them (%g).
