@@ -235,3 +235,49 @@ def test_scalar_conversions_match_torch() -> None:
 def test_numpy_round_trip() -> None:
     t = refimpl.arange(6.0).reshape(2, 3).t()
     assert t.numpy().tolist() == torch.arange(6.0).reshape(2, 3).t().numpy().tolist()
+
+
+STRIDED_ARRAYS: Final[list[tuple[str, Callable[[], Any]]]] = [
+    ("step2", lambda: np.arange(6.0)[::2]),
+    ("transposed", lambda: np.arange(6.0).reshape(2, 3).T),
+    ("sliced_2d", lambda: np.arange(24.0).reshape(4, 6)[1:, ::3]),
+    ("broadcast", lambda: np.broadcast_to(np.arange(3.0), (2, 3))),
+]
+
+
+@pytest.mark.parametrize(("name", "make"), STRIDED_ARRAYS, ids=[c[0] for c in STRIDED_ARRAYS])
+def test_from_numpy_of_strided_arrays_matches_torch(name: str, make: Callable[[], Any]) -> None:
+    expected = torch.from_numpy(make())
+    actual = refimpl.from_numpy(make())
+    assert actual.tolist() == expected.tolist()
+    if refimpl.config.backends["cpu"] == "numpy":
+        assert (tuple(actual.stride()), actual.storage_offset()) == (
+            tuple(expected.stride()), expected.storage_offset()
+        )
+
+
+def test_from_numpy_writes_reach_only_the_array_elements() -> None:
+    if refimpl.config.backends["cpu"] != "numpy":
+        pytest.skip("only the NumPy backend shares memory with NumPy arrays")
+    results = []
+    for lib in (torch, refimpl):
+        base = np.arange(6.0)
+        t = lib.from_numpy(base[::2])
+        t[1:].fill_(-1.0)
+        base2 = np.arange(6.0).reshape(2, 3)
+        u = lib.from_numpy(base2.T)
+        base2[0, 1] = 42.0
+        results.append((base.tolist(), u.tolist()))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: np.arange(4.0)[::-1],
+     lambda: np.lib.stride_tricks.as_strided(np.zeros(8, dtype=np.float32), (3,), (6,))],
+    ids=["negative_stride", "misaligned_stride"],
+)
+def test_from_numpy_stride_errors_match_torch(make: Callable[[], Any]) -> None:
+    assert _raised(lambda lib: lib.from_numpy(make()), refimpl) == _raised(
+        lambda lib: lib.from_numpy(make()), torch
+    )

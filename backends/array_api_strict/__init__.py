@@ -48,6 +48,9 @@ class ArrayApiStrictBackend:
     def flatten(self, array: Any) -> Any:
         return array_api_strict.reshape(array, (-1,))
 
+    def strided_source(self, array: Any) -> tuple[Any, tuple[int, ...]] | None:
+        return None  # no strided views: refimpl copies
+
     def from_host(self, data: object) -> Any:
         if isinstance(data, _ARRAY_TYPE):
             return data

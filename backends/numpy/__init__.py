@@ -44,7 +44,21 @@ class NumpyBackend:
         target[...] = values
 
     def flatten(self, array: Any) -> Any:
+        # A strided array reshapes to a strided 1-D view; storage must be contiguous.
+        if not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array)
         return array.reshape(-1)
+
+    def strided_source(self, array: Any) -> tuple[Any, tuple[int, ...]] | None:
+        itemsize = array.itemsize
+        if any(s < 0 or s % itemsize for s in array.strides):
+            return None
+        strides = tuple(s // itemsize for s in array.strides)
+        extent = 0 if 0 in array.shape else 1 + sum(
+            (n - 1) * s for n, s in zip(array.shape, strides)
+        )
+        flat = np.lib.stride_tricks.as_strided(array, shape=(extent,), strides=(itemsize,))
+        return flat, strides
 
     def from_host(self, data: object) -> Any:
         return np.asarray(data)

@@ -19,7 +19,15 @@ from refimpl._base.promotion import default_complex_dtype, get_default_dtype, pr
 from refimpl.api._args import sizes
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
-from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, from_array
+from refimpl.core.storage import Storage
+from refimpl.core.tensor import (
+    TensorImpl,
+    array_of,
+    backend_dtype,
+    empty_tensor,
+    from_array,
+    make_tensor,
+)
 from refimpl.ops import data
 
 if TYPE_CHECKING:
@@ -213,13 +221,24 @@ def as_tensor(
 
 
 def from_numpy(ndarray: Any) -> Tensor:
-    """A CPU tensor over a NumPy array; it shares memory on the NumPy backend.
+    """A CPU tensor over a NumPy array, with its strides; it shares memory on the NumPy backend.
 
-    Torch: torch.from_numpy. On other CPU backends the values are copied.
-    Differs: a non-contiguous array is copied (torch keeps its strides).
+    Torch: torch.from_numpy. On a CPU backend without strided views the values are copied.
     """
     if type(ndarray).__name__ != "ndarray" or not hasattr(ndarray, "__array_interface__"):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    itemsize = ndarray.itemsize
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with "
+            "negative strides are not currently supported. (You can probably work around "
+            "this by making a copy of your array  with array.copy().) "
+        )
+    if any(s % itemsize for s in ndarray.strides):
+        raise ValueError(
+            "given numpy array strides not a multiple of the element byte size. Copy the "
+            "numpy array to reallocate the memory."
+        )
     backend = config.backends.resolve("cpu")
     array = backend.from_host(ndarray)
     dtype = backend.dtype_of(array)
@@ -229,7 +248,13 @@ def from_numpy(ndarray: Any) -> Tensor:
             "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
             "uint64, uint32, uint16, uint8, and bool."
         )
-    return _wrap(array, dtype, _CPU, backend)
+    source = backend.strided_source(array)
+    if source is None:
+        return _wrap(array, dtype, _CPU, backend)
+    flat, strides = source
+    storage = Storage(flat, int(flat.shape[0]), dtype, _CPU, backend)
+    out: Tensor = make_tensor(storage, tuple(array.shape), strides, 0, dtype)
+    return out
 
 
 # --- filled factories ------------------------------------------------------------------------

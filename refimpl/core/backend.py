@@ -97,6 +97,14 @@ class Backend(Protocol):
         """
         ...
 
+    def strided_source(self, array: Array) -> tuple[Array, tuple[int, ...]] | None:
+        """Without a copy: a 1-D array over `array`'s memory from its first element, and the
+        element strides of `array` inside it; None if the library cannot give one.
+
+        `from_numpy` uses it to share memory with strided arrays as torch does.
+        """
+        ...
+
     def from_host(self, data: object) -> Array:
         """An array from host data: an array of this or another library, anything with
         `__array__` or `__dlpack__`, or a scalar of the library (e.g. `numpy.float32`)."""
