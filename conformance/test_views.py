@@ -187,3 +187,11 @@ def test_version_counter_shared_like_torch() -> None:
         d.fill_(1.0)
         assert (a._version, v._version, d._version) == (3, 3, 3)
         assert d._base is None and not d._is_view()
+
+
+def test_bool_of_empty_and_comparison_fallbacks_match_torch() -> None:
+    for lib in (torch, refimpl):
+        x = lib.ones(2)
+        assert (x == None, x != None, x == "a") == (False, True, False)  # noqa: E711
+        assert x in [x] and {x: 1}[x] == 1
+    assert _raised(lambda x: bool(x[:0]), refimpl) == _raised(lambda x: bool(x[:0]), torch)

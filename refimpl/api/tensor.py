@@ -22,6 +22,9 @@ from refimpl.ops import aten, data
 from refimpl.ops.pointwise import STRIDED
 
 
+_COMPARABLE = (TensorImpl, bool, int, float, complex)
+
+
 class Tensor(TensorImpl):
     """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""
 
@@ -111,7 +114,10 @@ class Tensor(TensorImpl):
         return (self.select(0, i) for i in range(self._size[0]))
 
     def __bool__(self) -> bool:
-        if self.numel() != 1:
+        n = self.numel()
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
@@ -141,6 +147,26 @@ class Tensor(TensorImpl):
 
     def __hash__(self) -> int:
         return id(self)
+
+    # Comparisons dispatch to aten.eq/ne/lt/le/gt/ge (Tensor or Scalar overload, as torch
+    # picks); other operand types give NotImplemented, so `x == None` is False as in torch.
+    def __eq__(self, other: object) -> Any:
+        return aten.eq(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+
+    def __ne__(self, other: object) -> Any:
+        return aten.ne(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+
+    def __lt__(self, other: object) -> Any:
+        return aten.lt(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+
+    def __le__(self, other: object) -> Any:
+        return aten.le(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+
+    def __gt__(self, other: object) -> Any:
+        return aten.gt(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+
+    def __ge__(self, other: object) -> Any:
+        return aten.ge(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
 
     def __getitem__(self, index: object) -> Tensor:
         """A view (a copy for Python bools) selected by basic indices. Torch: __getitem__."""
