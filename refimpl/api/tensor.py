@@ -21,7 +21,6 @@ from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
 from refimpl.ops import aten, data
 from refimpl.ops.pointwise import STRIDED
 
-
 _COMPARABLE = (TensorImpl, bool, int, float, complex)
 
 
