@@ -417,3 +417,43 @@ def test_functional_schema_matches_torch(ns: str, made: list[Any]) -> None:
         lib.define(f"{ns}::g", "(Tensor x, int k=2, *, float? s=None) -> Tensor[]", lib=library)
         schemas.append(str(getattr(ops, ns).g.default._schema))
     assert schemas[1] == schemas[0]
+
+
+# --- namespaces that do not match the library's --------------------------------------------
+
+
+def test_define_with_another_namespace_matches_torch(ns: str, made: list[Any]) -> None:
+    errors = []
+    for lib in (torch.library, refimpl.library):
+        library = lib.Library(ns, "DEF")
+        made.append(library)
+        errors.append(_error(lambda: library.define("other_ns::seven(Tensor x) -> Tensor")))  # noqa: B023
+    theirs, ours = errors
+    cut = "(Error occurred while processing"
+    assert type(ours) is type(theirs) is RuntimeError
+    assert str(ours).partition(cut)[0] == str(theirs).partition(cut)[0]
+
+
+def test_impl_with_another_namespace_matches_torch(ns: str, made: list[Any]) -> None:
+    errors = []
+    for lib in (torch.library, refimpl.library):
+        library = lib.Library(ns, "DEF")
+        made.append(library)
+        library.define("twice(Tensor x) -> Tensor")
+        other = lib.Library(ns + "_other", "IMPL")
+        made.append(other)
+        errors.append(_error(lambda: other.impl(f"{ns}::twice", lambda x: x, "CPU")))  # noqa: B023
+    theirs, ours = errors
+    cut = "(Error occurred while processing"
+    assert type(ours) is type(theirs) is RuntimeError
+    assert str(ours).partition(cut)[0] == str(theirs).partition(cut)[0]
+
+
+def test_destroyed_definitions_leave_the_namespace(ns: str) -> None:
+    for lib, ops in ((torch.library, torch.ops), (refimpl.library, refimpl.ops)):
+        library = lib.Library(ns, "DEF")
+        library.define("twice(Tensor x) -> Tensor")
+        assert getattr(ops, ns).twice.overloads() == ["default"]
+        library._destroy()
+        with pytest.raises(AttributeError):
+            getattr(getattr(ops, ns), "twice")  # noqa: B009

@@ -40,6 +40,10 @@ __all__ = [
 ]
 
 _KINDS: Final = ("DEF", "IMPL", "FRAGMENT")
+# torch: the C++ macro each kind stands for, as its error messages name the block.
+_BLOCK_NAMES: Final = {
+    "DEF": "TORCH_LIBRARY", "IMPL": "TORCH_LIBRARY_IMPL", "FRAGMENT": "TORCH_LIBRARY_FRAGMENT",
+}
 _RESERVED_NAMESPACES: Final = ("prim",)
 
 # torch: the device-type strings torch.library accepts, and the key each registers to.
@@ -164,7 +168,17 @@ class Library:
             )
         if alias_analysis not in ("", "FROM_SCHEMA", "CONSERVATIVE"):
             raise RuntimeError(f"Invalid alias_analysis type {alias_analysis}")
-        text = schema if "::" in schema.partition("(")[0] else f"{self.ns}::{schema}"
+        head = schema.partition("(")[0]
+        if "::" in head and head.partition("::")[0] != self.ns:
+            raise RuntimeError(
+                f"Explicitly provided namespace ({head.partition('::')[0]}) in schema string "
+                f"does not match namespace of enclosing {_BLOCK_NAMES[self.kind]} block "
+                f"({self.ns}).  Move this definition to the (unique) TORCH_LIBRARY block "
+                "corresponding to this namespace (and consider deleting the namespace from "
+                f"your schema string.)  (Error occurred while processing "
+                f"{_BLOCK_NAMES[self.kind]} block at {self._location})"
+            )
+        text = schema if "::" in head else f"{self.ns}::{schema}"
         parsed = parse_schema(text)
         items = (tags,) if isinstance(tags, (str, Tag)) else tuple(tags)
         tag_names = tuple(t.name if isinstance(t, Tag) else Tag[t].name for t in items)
@@ -180,6 +194,15 @@ class Library:
     def _entry_for(self, op_name: str | OpOverload) -> OperatorEntry:
         if isinstance(op_name, OpOverload):
             return op_name.entry
+        if "::" in op_name and op_name.partition("::")[0] != self.ns:
+            raise RuntimeError(
+                f'impl("{op_name}", ...): Explicitly provided namespace '
+                f"({op_name.partition('::')[0]}) in operator name does not match namespace of "
+                f"enclosing {_BLOCK_NAMES[self.kind]} block ({self.ns}).  Move this definition "
+                f"to the {_BLOCK_NAMES[self.kind]} block corresponding to this namespace (and "
+                "consider deleting the namespace from your schema string.)  (Error occurred "
+                f"while processing {_BLOCK_NAMES[self.kind]} block at {self._location})"
+            )
         qualified = op_name if "::" in op_name else f"{self.ns}::{op_name}"
         name, _, overload = qualified.partition(".")
         if not SCHEMAS.overloads(name) or overload not in SCHEMAS.overloads(name):

@@ -69,6 +69,15 @@ class SchemaRegistry:
         """Remove an overload defined by a Library that is being destroyed."""
         overloads = self._defined.get(qualified_op, {})
         overloads.pop(overload, None)
+        if not overloads:
+            # torch: an operator with no schema left is gone from its namespace.
+            self._defined.pop(qualified_op, None)
+            self._packets.pop(qualified_op, None)
+            ns, _, op_name = qualified_op.partition("::")
+            found = _NAMESPACES.get(ns)
+            if found is not None and op_name in vars(found):
+                delattr(found, op_name)
+            return
         packet = self._packets.get(qualified_op)
         if packet is not None:
             packet._refresh()
@@ -124,7 +133,7 @@ class OpOverload:
         self._tags = tags
         self.namespace = schema.namespace
         self.__name__ = f"{schema.name.partition('::')[2]}.{self._overloadname}"
-        self.__qualname__ = self.__name__
+        self.__qualname__ = self._qualified_name
 
     # --- calling ----------------------------------------------------------------------------
 
