@@ -85,6 +85,11 @@ CASES: Final[list[tuple[str, Make]]] = [
     ("ones_like_dtype", lambda lib: lib.ones_like(lib.zeros(3), dtype=lib.float64)),
     ("full_like", lambda lib: lib.full_like(lib.zeros(2, dtype=lib.int32), 7)),
     ("empty_like", lambda lib: lib.empty_like(lib.zeros(2, 3)).zero_()),
+    ("zeros_like_transposed", lambda lib: lib.zeros_like(lib.ones(2, 3).t())),
+    ("ones_like_permuted", lambda lib: lib.ones_like(lib.ones(2, 3, 4).permute(2, 0, 1))),
+    ("full_like_sliced", lambda lib: lib.full_like(lib.ones(4, 6)[:, ::2], 3.0)),
+    ("empty_like_expanded", lambda lib: lib.empty_like(lib.ones(3, 1).expand(3, 4)).zero_()),
+    ("zeros_like_strided_t", lambda lib: lib.zeros_like(lib.ones(3, 3)[::2, ::2].t())),
     ("new_tensor", lambda lib: lib.zeros(2, dtype=lib.float64).new_tensor([1, 2])),
     ("new_zeros", lambda lib: lib.zeros(2, dtype=lib.int32).new_zeros(3)),
     ("new_ones", lambda lib: lib.zeros(2, dtype=lib.int16).new_ones((2, 2))),
@@ -171,6 +176,8 @@ RANDOM: Final[list[tuple[str, Make]]] = [
     ("rand_like", lambda lib: lib.rand_like(lib.zeros(2, 2, dtype=lib.float64))),
     ("randn_like", lambda lib: lib.randn_like(lib.zeros(3))),
     ("randint_like", lambda lib: lib.randint_like(lib.zeros(3, dtype=lib.int32), 4)),
+    ("rand_like_transposed", lambda lib: lib.rand_like(lib.ones(2, 3).t())),
+    ("randn_like_permuted", lambda lib: lib.randn_like(lib.ones(2, 3, 4).permute(2, 0, 1))),
 ]
 
 

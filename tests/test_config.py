@@ -101,3 +101,15 @@ def test_ops_refuse_tensors_of_two_backends() -> None:
         b = refimpl.ones(3)
     with pytest.raises(RuntimeError, match="two different backends"):
         a + b
+
+
+def test_derived_tensors_keep_their_backend() -> None:
+    x = refimpl.arange(6.0).reshape(2, 3)
+    mine = x.backend.name  # type: ignore[union-attr]
+    other = "array_api_strict" if mine == "numpy" else "numpy"
+    with refimpl.config.using(cpu=other):
+        derived = [
+            refimpl.zeros_like(x), refimpl.ones_like(x.t()), refimpl.rand_like(x),
+            x.to(refimpl.float64), x.double(), x.clone(), x + 1,
+        ]
+    assert [t.backend.name for t in derived] == [mine] * len(derived)

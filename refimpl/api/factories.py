@@ -17,6 +17,7 @@ from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import default_complex_dtype, get_default_dtype, promote_types
 from refimpl.api._args import sizes
+from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
 from refimpl.core.storage import Storage
@@ -24,6 +25,7 @@ from refimpl.core.tensor import (
     TensorImpl,
     array_of,
     backend_dtype,
+    empty_strided_tensor,
     empty_tensor,
     from_array,
     make_tensor,
@@ -430,14 +432,27 @@ def logspace(
 # --- *_like ----------------------------------------------------------------------------------
 
 
+def like_target(input: TensorImpl, device: device | str | int | None) -> tuple[device, Backend | None]:
+    """Where a `*_like` result lives: `input`'s device and backend unless another device is
+    asked for (a tensor derived from another keeps its backend)."""
+    target = input._storage.device if device is None else as_device(device)
+    if target == input._storage.device:
+        return target, input._storage.backend
+    return _target(target)
+
+
 def _like(
     input: Tensor, value: Any, dtype: DType | None, device: device | str | int | None,
     requires_grad: bool,
 ) -> Tensor:
-    return _filled(
-        input._size, value, dtype or input._dtype,
-        input.device if device is None else device, requires_grad,
-    )
+    # torch: empty_like(..., memory_format=preserve_format) keeps the input's layout.
+    dev, backend = like_target(input, device)
+    stride = geometry.dense_strides_like(input._size, input._stride)
+    out: Tensor = empty_strided_tensor(input._size, stride, dtype or input._dtype, dev, backend)
+    if backend is not None and value != 0:
+        data.fill_(out, value)
+        out._version_counter.version = 0
+    return _finish(out, requires_grad)
 
 
 def zeros_like(

@@ -14,12 +14,12 @@ from refimpl._base.device import device
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import get_default_dtype
 from refimpl.api._args import sizes
-from refimpl.api.factories import _finish, _target, _wrap
+from refimpl.api.factories import _finish, _target, _wrap, like_target
 from refimpl.api.tensor import Tensor
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
 from refimpl.core.random import DEFAULT_GENERATORS, Generator
-from refimpl.core.tensor import empty_tensor
+from refimpl.core.tensor import empty_strided_tensor, empty_tensor
 from refimpl.ops import data
 
 # torch: uniform_real_distribution draws 24 random bits for float and 53 for double
@@ -162,13 +162,28 @@ def _like_shape(input: Tensor, dtype: DType | None, device: Any) -> tuple[Any, D
     return input._size, dtype or input._dtype, input.device if device is None else device
 
 
+def _laid_out_like(input: Tensor, samples: Tensor) -> Tensor:
+    """`samples` (contiguous, from the configured backend) in `input`'s layout and backend.
+
+    Torch: the *_like factories use preserve_format, as empty_like does.
+    """
+    dev, backend = like_target(input, samples.device)
+    stride = geometry.dense_strides_like(input._size, input._stride)
+    if samples._stride == stride and samples._storage.backend is backend:
+        return samples
+    out: Tensor = empty_strided_tensor(input._size, stride, samples._dtype, dev, backend)
+    data.copy_(out, samples)
+    out._version_counter.version = 0
+    return out
+
+
 def rand_like(
     input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
     requires_grad: bool = False, memory_format: Any = None,
 ) -> Tensor:
     """U[0, 1) samples shaped like `input`. Torch: torch.rand_like."""
     size, target, dev = _like_shape(input, dtype, device)
-    return rand(size, dtype=target, device=dev, requires_grad=requires_grad)
+    return _finish(_laid_out_like(input, rand(size, dtype=target, device=dev)), requires_grad)
 
 
 def randn_like(
@@ -177,7 +192,7 @@ def randn_like(
 ) -> Tensor:
     """N(0, 1) samples shaped like `input`. Torch: torch.randn_like."""
     size, target, dev = _like_shape(input, dtype, device)
-    return randn(size, dtype=target, device=dev, requires_grad=requires_grad)
+    return _finish(_laid_out_like(input, randn(size, dtype=target, device=dev)), requires_grad)
 
 
 def randint_like(
@@ -189,7 +204,8 @@ def randint_like(
     if high is None:
         low, high = 0, low
     size, target, dev = _like_shape(input, dtype, device)
-    return randint(low, high, size, dtype=target, device=dev, requires_grad=requires_grad)
+    samples = randint(low, high, size, dtype=target, device=dev)
+    return _finish(_laid_out_like(input, samples), requires_grad)
 
 
 def manual_seed(seed: int) -> Generator:

@@ -439,3 +439,61 @@ def movedim(g: Geometry, source: Sequence[int], destination: Sequence[int]) -> G
         if order[i] == -1:
             order[i] = next(rest)
     return permute(g, order) if ndim else g
+
+
+def is_non_overlapping_and_dense(size: Sequence[int], stride: Sequence[int]) -> bool:
+    """Whether the elements tile a block of memory exactly, in some dim order.
+
+    Torch: TensorImpl::compute_non_overlapping_and_dense (c10/core/Contiguity.h).
+    """
+    if len(size) == 1:
+        return size[0] < 2 or stride[0] == 1
+    expected = 1
+    for d in sorted(range(len(size)), key=lambda i: (stride[i], size[i])):
+        if size[d] == 1:
+            continue
+        if stride[d] != expected:
+            return False
+        expected *= size[d]
+    return True
+
+
+def dense_strides_like(size: Shape, stride: Shape) -> Shape:
+    """Strides of a dense tensor laid out like (`size`, `stride`): the same strides when they
+    are already non-overlapping and dense, else contiguous in the order of the strides.
+
+    Torch: empty_like with preserve_format, via infer_dense_strides / compute_strides_like in
+    aten/src/ATen/TensorUtils.cpp (TensorIterator's permutation: 0-strides do not vote, equal
+    strides order by size).
+    """
+    ndim = len(size)
+    if ndim == 0:
+        return ()
+    if is_non_overlapping_and_dense(size, stride):
+        return tuple(stride)
+
+    def should_swap(dim0: int, dim1: int) -> int:
+        stride0, stride1 = stride[dim0], stride[dim1]
+        if stride0 == 0 or stride1 == 0:
+            return 0
+        if stride0 != stride1:
+            return -1 if stride0 < stride1 else 1
+        return 1 if size[dim0] > size[dim1] else 0
+
+    # perm[0] is the fastest-moving dim; insertion sort as torch's.
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    out = [0] * ndim
+    running = 1
+    for d in perm:
+        out[d] = running
+        running *= max(size[d], 1)
+    return tuple(out)

@@ -259,6 +259,23 @@ def empty_tensor(
     return make_tensor(storage, size_t, geometry.contiguous_strides(size_t), 0, dtype)
 
 
+def empty_strided_tensor(
+    size: tuple[int, ...], stride: tuple[int, ...], dtype: DType, dev: device,
+    backend: Backend | None,
+) -> Any:
+    """A tensor with the given strides over a new storage just large enough (zeros).
+
+    Torch: at::empty_strided.
+    """
+    extent = geometry.storage_extent(size, stride, 0)
+    if backend is None:
+        storage = Storage(None, extent, dtype, dev, None)
+    else:
+        array = backend.xp.zeros((extent,), dtype=backend_dtype(backend, dtype))
+        storage = Storage(array, extent, dtype, dev, backend)
+    return make_tensor(storage, size, stride, 0, dtype)
+
+
 # --- reading and writing data ------------------------------------------------------------
 
 

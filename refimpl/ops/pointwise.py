@@ -271,7 +271,10 @@ def _to_copy_kernel(
 ) -> Any:
     """A contiguous copy, possibly of another dtype and device. Torch: _to_copy."""
     target = self._storage.device if device is None else device
-    backend = None if target.type == "meta" else config.backends.resolve(target.type)
+    if target == self._storage.device:
+        backend = self._storage.backend  # a converted tensor keeps its backend
+    else:
+        backend = None if target.type == "meta" else config.backends.resolve(target.type)
     return data.to_copy(self, self._dtype if dtype is None else dtype, target, backend)
 
 
