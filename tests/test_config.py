@@ -49,9 +49,23 @@ def test_entry_points_find_the_builtin_backends() -> None:
 
 
 def test_unknown_backend_is_a_clear_error() -> None:
-    with refimpl.config.using(cpu="no_such_backend"):
-        with pytest.raises(RuntimeError, match="no backend named 'no_such_backend'"):
-            refimpl.ones(2)
+    with pytest.raises(RuntimeError, match="no backend named 'no_such_backend'"):
+        refimpl.config.backends["cpu"] = "no_such_backend"
+    with pytest.raises(RuntimeError, match="no backend named 'no_such_backend'"):
+        with refimpl.config.using(cpu="no_such_backend"):
+            pass
+    assert refimpl.config.backends["cpu"] in ("numpy", "array_api_strict")
+
+
+def test_unknown_or_meta_device_type_is_refused() -> None:
+    with pytest.raises(RuntimeError, match="cannot configure a backend for device type 'tpu'"):
+        refimpl.config.backends["tpu"] = "numpy"
+    with pytest.raises(RuntimeError, match="meta tensors hold no data"):
+        refimpl.config.backends["meta"] = "numpy"
+    with pytest.raises(RuntimeError, match="device type 'tpu'"):
+        with refimpl.config.using(tpu="numpy"):
+            pass
+    assert "tpu" not in refimpl.config.backends
 
 
 def test_backend_for_the_wrong_device_type_is_refused() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import Final
 
+from refimpl._base.device import DEVICE_TYPES
 from refimpl.core.backend import REGISTRY, Backend, BackendRegistry
 
 DEFAULT_BACKENDS: Final[Mapping[str, str]] = {"cpu": "numpy", "cuda": "cupy"}
@@ -33,6 +34,18 @@ class BackendMap(MutableMapping[str, str]):
         return self._names[device_type]
 
     def __setitem__(self, device_type: str, name: str) -> None:
+        # Checked when set (without importing the plugin), so a typo fails here, not at the
+        # next tensor.
+        if device_type not in DEVICE_TYPES or device_type == "meta":
+            raise RuntimeError(
+                f"refimpl: cannot configure a backend for device type '{device_type}' "
+                f"(meta tensors hold no data; known device types: {', '.join(DEVICE_TYPES)})"
+            )
+        if name not in self._registry.names():
+            raise RuntimeError(
+                f"refimpl: no backend named '{name}' is installed (known backends: "
+                f"{', '.join(self._registry.names())})"
+            )
         self._names[device_type] = name
         self._resolved.pop(device_type, None)
 
@@ -96,7 +109,7 @@ class Config:
         finally:
             for device_type, old in saved.items():
                 if old is None:
-                    del self.backends[device_type]
+                    self.backends.pop(device_type, None)
                 else:
                     self.backends[device_type] = old
 
