@@ -10,6 +10,7 @@ from __future__ import annotations
 from refimpl._base.keys import DispatchKey, DispatchKeySet, full_after
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.dispatcher import DISPATCHER
+from refimpl.dispatch.schema import parse_schema
 from refimpl.dispatch.tls import (
     AutoDispatchBelowADInplaceOrView as _AutoDispatchBelowADInplaceOrView,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "_dispatch_tls_is_dispatch_key_excluded", "_dispatch_tls_is_dispatch_key_included",
     "_dispatch_tls_local_exclude_set", "_dispatch_tls_local_include_set",
     "_dispatch_tls_set_dispatch_key_excluded", "_dispatch_tls_set_dispatch_key_included",
+    "_dispatch_has_kernel_for_dispatch_key", "parse_schema",
 ]
 
 
@@ -76,3 +78,13 @@ def _dispatch_dump(name: str) -> str:
 def _dispatch_dump_table(name: str) -> str:
     """An operator's computed dispatch table. Torch: torch._C._dispatch_dump_table."""
     return _entry_text(name, dump_table=True)
+
+
+def _dispatch_has_kernel_for_dispatch_key(name: str, key: DispatchKey | str) -> bool:
+    """Whether a kernel is registered directly to `key` (runtime or alias) for `name`.
+
+    Torch: torch._C._dispatch_has_kernel_for_dispatch_key.
+    """
+    entry = DISPATCHER.find(name)
+    dispatch_key = DispatchKey[key] if isinstance(key, str) else key
+    return entry is not None and entry.has_kernel_for_dispatch_key(dispatch_key)

@@ -62,3 +62,10 @@ def test_overload_introspection_matches_torch() -> None:
         assert repr(lib.ops.aten.add) == "<OpOverloadPacket(op='aten.add')>"
         assert str(lib.ops.aten.relu.default) == "aten.relu.default"
         assert lib.ops.aten.relu.default.name() == "aten::relu"
+
+
+@pytest.mark.parametrize("qualified", REGISTERED)
+def test_is_view_matches_torch(qualified: str) -> None:
+    ours = _lookup(refimpl.ops, qualified)
+    theirs = _lookup(torch.ops, qualified)
+    assert ours.is_view == theirs.is_view  # type: ignore[attr-defined]

@@ -205,6 +205,13 @@ class OpOverload:
         """The overload's tags. Torch: OpOverload.tags."""
         return [Tag[name] for name in self._tags]
 
+    @property
+    def is_view(self) -> bool:
+        """Whether the op returns a view of an input: some argument carries a non-write alias
+        annotation and none a write one. Torch: OpOverload.is_view (MathBitsFallback.h)."""
+        annotated = [a.alias_info.is_write for a in self._schema.arguments if a.alias_info]
+        return bool(annotated) and not any(annotated)
+
     def has_kernel_for_dispatch_key(self, key: DispatchKey) -> bool:
         """Torch: OpOverload.has_kernel_for_dispatch_key (the computed table has an entry)."""
         index = SLOT_INDEX.get(key)
