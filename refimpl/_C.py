@@ -43,13 +43,24 @@ from refimpl.dispatch.tls import (
 )
 
 __all__ = [
-    "DispatchKey", "DispatchKeySet", "_AutoDispatchBelowADInplaceOrView",
-    "_AutoDispatchBelowAutograd", "_ExcludeDispatchKeyGuard", "_IncludeDispatchKeyGuard",
-    "_dispatch_dump", "_dispatch_dump_table", "_dispatch_keys", "_dispatch_keyset_full_after",
-    "_dispatch_tls_is_dispatch_key_excluded", "_dispatch_tls_is_dispatch_key_included",
-    "_dispatch_tls_local_exclude_set", "_dispatch_tls_local_include_set",
-    "_dispatch_tls_set_dispatch_key_excluded", "_dispatch_tls_set_dispatch_key_included",
-    "_dispatch_has_kernel_for_dispatch_key", "parse_schema",
+    "DispatchKey",
+    "DispatchKeySet",
+    "_AutoDispatchBelowADInplaceOrView",
+    "_AutoDispatchBelowAutograd",
+    "_ExcludeDispatchKeyGuard",
+    "_IncludeDispatchKeyGuard",
+    "_dispatch_dump",
+    "_dispatch_dump_table",
+    "_dispatch_has_kernel_for_dispatch_key",
+    "_dispatch_keys",
+    "_dispatch_keyset_full_after",
+    "_dispatch_tls_is_dispatch_key_excluded",
+    "_dispatch_tls_is_dispatch_key_included",
+    "_dispatch_tls_local_exclude_set",
+    "_dispatch_tls_local_include_set",
+    "_dispatch_tls_set_dispatch_key_excluded",
+    "_dispatch_tls_set_dispatch_key_included",
+    "parse_schema",
 ]
 
 
