@@ -288,3 +288,10 @@ def test_from_numpy_stride_errors_match_torch(make: Callable[[], Any]) -> None:
     assert _raised(lambda lib: lib.from_numpy(make()), refimpl) == _raised(
         lambda lib: lib.from_numpy(make()), torch
     )
+
+
+def test_layout_matches_torch() -> None:
+    for lib in (torch, refimpl):
+        t = lib.ones(2, 3).t()
+        assert t.layout is lib.strided
+        assert repr(t.layout) == f"{lib.__name__}.strided"

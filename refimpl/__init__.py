@@ -34,6 +34,7 @@ from refimpl._base.dtypes import (
     bool_ as bool,
 )
 from refimpl._base.finfo import finfo, iinfo
+from refimpl._base.layout import layout, strided
 from refimpl._base.promotion import get_default_dtype, set_default_dtype
 from refimpl._base.size import Size
 from refimpl._base.tags import Tag
@@ -129,6 +130,7 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "layout",
     "library",
     "linspace",
     "logspace",
@@ -151,6 +153,7 @@ __all__ = [
     "set_default_dtype",
     "set_printoptions",
     "short",
+    "strided",
     "tensor",
     "uint8",
     "zeros",

@@ -13,6 +13,7 @@ from typing import Any
 from refimpl._base import dtypes as dt
 from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
+from refimpl._base.layout import layout, strided
 from refimpl._base.size import Size
 from refimpl.api import _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
@@ -34,6 +35,11 @@ class Tensor(TensorImpl):
     @property
     def shape(self) -> Size:
         return Size(self._size)
+
+    @property
+    def layout(self) -> layout:
+        """How the elements are stored: always strided here. Torch: Tensor.layout."""
+        return strided
 
     @property
     def requires_grad(self) -> bool:
