@@ -457,3 +457,27 @@ def test_destroyed_definitions_leave_the_namespace(ns: str) -> None:
         library._destroy()
         with pytest.raises(AttributeError):
             getattr(getattr(ops, ns), "twice")  # noqa: B009
+
+
+@pytest.mark.parametrize(
+    ("schema", "result"),
+    [
+        ("(Tensor x) -> Tensor", "nope"),
+        ("(Tensor x) -> (Tensor, Tensor)", "input"),
+        ("(Tensor x) -> ()", "input"),
+    ],
+    ids=["not_a_tensor", "not_a_sequence", "not_none"],
+)
+def test_kernel_results_are_checked_like_torch(
+    ns: str, made: list[Any], schema: str, result: str
+) -> None:
+    errors = []
+    for lib, ops in ((torch.library, torch.ops), (refimpl.library, refimpl.ops)):
+        library = lib.Library(ns, "DEF")
+        made.append(library)
+        library.define("f" + schema)
+        library.impl("f", lambda x: x if result == "input" else result, "CPU")
+        x = (torch if lib is torch.library else refimpl).ones(2)
+        errors.append(_error(lambda: getattr(ops, ns).f(x)))  # noqa: B023
+    theirs, ours = errors
+    assert (type(ours), str(ours).replace(ns, "NS")) == (type(theirs), str(theirs).replace(ns, "NS"))

@@ -103,6 +103,37 @@ def _undo(state: _LibraryState) -> None:
     state.fallbacks.clear()
 
 
+def _checking_returns(fn: Callable[..., Any], entry: OperatorEntry) -> Callable[..., Any]:
+    """`fn` with its result checked against the operator's returns, as torch converts a
+    Python kernel's result back to C++ (torch: PythonKernelHolder, toIValue)."""
+    schema = parse_schema(entry.schema) if entry.schema is not None else None
+    if schema is None:
+        return fn
+    kinds = tuple(str(r.type) for r in schema.returns)
+
+    def check(result: Any) -> Any:
+        if not kinds:
+            if result is not None:
+                raise RuntimeError(
+                    f"Expected PythonKernelHolder for {schema.name} to return None but it "
+                    "returned something else instead."
+                )
+        elif len(kinds) > 1:
+            if not isinstance(result, (tuple, list)):
+                raise TypeError(
+                    f"Object of type '{type(result).__name__}' is not an instance of 'sequence'"
+                )
+        elif kinds[0] == "Tensor" and not (result is None or isinstance(result, TensorImpl)):
+            raise RuntimeError(f"Unable to cast {result} to Tensor")
+        return result
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        return check(fn(*args, **kwargs))
+
+    checked.__wrapped__ = fn  # type: ignore[attr-defined]  # for introspection
+    return checked
+
+
 class Library:
     """A set of definitions and registrations in one namespace. Torch: torch.library.Library.
 
@@ -225,7 +256,9 @@ class Library:
         if fn is fallthrough_kernel:
             record = KernelRecord.fallthrough(where)
         else:
-            record = KernelRecord(fn, where, with_keyset=with_keyset)
+            record = KernelRecord(
+                _checking_returns(fn, entry), where, with_keyset=with_keyset
+            )
         existing = entry.kernels_for(key)
         if existing:
             if not allow_override:
