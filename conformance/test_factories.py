@@ -295,3 +295,26 @@ def test_layout_matches_torch() -> None:
         t = lib.ones(2, 3).t()
         assert t.layout is lib.strided
         assert repr(t.layout) == f"{lib.__name__}.strided"
+
+
+def test_generator_state_round_trip_like_torch() -> None:
+    for lib in (torch, refimpl):
+        g = lib.Generator().manual_seed(3)
+        state = g.get_state()
+        assert str(state.dtype).split(".")[-1] == "uint8" and state.dim() == 1
+        first = lib.rand(4, generator=g).tolist()
+        assert g.set_state(state) is g
+        assert lib.rand(4, generator=g).tolist() == first
+        saved = lib.get_rng_state()
+        drawn = lib.randn(3).tolist()
+        lib.set_rng_state(saved)
+        assert lib.randn(3).tolist() == drawn
+
+
+@pytest.mark.parametrize("bad", ["float_tensor", "list"])
+def test_generator_set_state_errors_match_torch(bad: str) -> None:
+    def call(lib: Any) -> None:
+        value = lib.zeros(3) if bad == "float_tensor" else [1, 2]
+        lib.Generator().set_state(value)
+
+    assert _raised(call, refimpl) == _raised(call, torch)

@@ -58,6 +58,7 @@ from refimpl.api.factories import (
 )
 from refimpl.api.promotion import can_cast, promote_types, result_type
 from refimpl.api.random import (
+    get_rng_state,
     initial_seed,
     manual_seed,
     rand,
@@ -68,6 +69,7 @@ from refimpl.api.random import (
     randn_like,
     randperm,
     seed,
+    set_rng_state,
 )
 from refimpl.api.tensor import Tensor
 from refimpl.core.config import config
@@ -122,6 +124,7 @@ __all__ = [
     "full_like",
     "get_default_dtype",
     "get_printoptions",
+    "get_rng_state",
     "half",
     "iinfo",
     "initial_seed",
@@ -152,6 +155,7 @@ __all__ = [
     "seed",
     "set_default_dtype",
     "set_printoptions",
+    "set_rng_state",
     "short",
     "strided",
     "tensor",

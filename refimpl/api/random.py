@@ -222,3 +222,13 @@ def seed() -> int:
 def initial_seed() -> int:
     """The seed of the default CPU generator. Torch: torch.initial_seed."""
     return DEFAULT_GENERATORS.get("cpu").initial_seed()
+
+
+def get_rng_state() -> Any:
+    """The default CPU generator's state as a uint8 tensor. Torch: torch.get_rng_state."""
+    return DEFAULT_GENERATORS.get("cpu").get_state()
+
+
+def set_rng_state(new_state: Any) -> None:
+    """Restore the default CPU generator's state. Torch: torch.set_rng_state."""
+    DEFAULT_GENERATORS.get("cpu").set_state(new_state)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import pickle
 import secrets
-from typing import Final
+from typing import Any, Final
 
 from refimpl._base.device import as_device, device
-from refimpl.core.backend import Backend, RandomSource
+from refimpl._base.dtypes import uint8
+from refimpl.core.backend import REGISTRY, Backend, RandomSource
+from refimpl.core.config import config
+from refimpl.core.tensor import TensorImpl, backend_dtype, from_array
 
 # torch: default_rng_seed_val in c10/core/GeneratorImpl.h.
 DEFAULT_SEED: Final = 67280421310721
@@ -61,20 +64,35 @@ class Generator:
             self._sources[backend.name] = source
         return source
 
-    def get_state_bytes(self) -> bytes:
-        """The whole state as bytes (the API turns it into a uint8 tensor)."""
-        return pickle.dumps(
+    def get_state(self) -> Any:
+        """The whole state as a uint8 CPU tensor. Torch: Generator.get_state.
+
+        Differs: the bytes are refimpl's (the seed and each backend generator's state), not
+        torch's Philox/mt19937 state.
+        """
+        backend = config.backends.resolve("cpu")
+        state = pickle.dumps(
             (self._seed, {name: s.get_state() for name, s in self._sources.items()})
         )
+        array = backend.xp.asarray(list(state), dtype=backend_dtype(backend, uint8))
+        return from_array(array, uint8, backend, device("cpu"))
 
-    def set_state_bytes(self, state: bytes, backends: dict[str, Backend]) -> None:
-        seed, sources = pickle.loads(state)
+    def set_state(self, new_state: object) -> Generator:
+        """Restore a state from `get_state`. Torch: Generator.set_state."""
+        if not isinstance(new_state, TensorImpl):
+            raise TypeError(
+                f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
+            )
+        if new_state.dtype is not uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        seed, sources = pickle.loads(bytes(new_state.tolist()))
         self._seed = seed
         self._sources.clear()
         for name, source_state in sources.items():
-            source = backends[name].random(seed)
+            source = REGISTRY.get(name).random(seed)
             source.set_state(source_state)
             self._sources[name] = source
+        return self
 
     def __repr__(self) -> str:
         return f"<refimpl.Generator object on {self._device}>"
