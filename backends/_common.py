@@ -7,7 +7,7 @@ Torch: no counterpart. Third-party plugins need none of this; they implement
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,3 +51,46 @@ class NumpyRandom:
 
     def set_state(self, state: bytes) -> None:
         self._rng.bit_generator.state = pickle.loads(state)
+
+
+class StridedViews:
+    """Strided views and in-place writes for a NumPy-like library (NumPy, CuPy).
+
+    `_lib` is the library module: it has `lib.stride_tricks.as_strided` and
+    `ascontiguousarray`, and its arrays have `strides` in bytes and `flags`.
+    """
+
+    _lib: Any
+
+    def as_strided(
+        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int
+    ) -> Any:
+        itemsize = flat.itemsize
+        return self._lib.lib.stride_tricks.as_strided(
+            flat[offset:], shape=tuple(size), strides=tuple(s * itemsize for s in stride)
+        )
+
+    def write_strided(
+        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int, values: Any
+    ) -> None:
+        target = self.as_strided(flat, size, stride, offset)
+        target[...] = values
+
+    def flatten(self, array: Any) -> Any:
+        # A strided array reshapes to a strided 1-D view; storage must be contiguous.
+        if not array.flags.c_contiguous:
+            array = self._lib.ascontiguousarray(array)
+        return array.reshape(-1)
+
+    def strided_source(self, array: Any) -> tuple[Any, tuple[int, ...]] | None:
+        itemsize = array.itemsize
+        if any(s < 0 or s % itemsize for s in array.strides):
+            return None
+        strides = tuple(s // itemsize for s in array.strides)
+        extent = 0 if 0 in array.shape else 1 + sum(
+            (n - 1) * s for n, s in zip(array.shape, strides)
+        )
+        flat = self._lib.lib.stride_tricks.as_strided(
+            array, shape=(extent,), strides=(itemsize,)
+        )
+        return flat, strides

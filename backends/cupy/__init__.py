@@ -7,10 +7,9 @@ strided views and in-place writes, like NumPy.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Sequence
 from typing import Any
 
-from backends._common import dtype_table
+from backends._common import StridedViews, dtype_table
 from refimpl._base.dtypes import DType
 
 
@@ -42,7 +41,7 @@ class CupyRandom:
         self._rng = pickle.loads(state)
 
 
-class CupyBackend:
+class CupyBackend(StridedViews):
     """CUDA tensors on CuPy, computing through array-api-compat's CuPy namespace."""
 
     name = "cupy"
@@ -55,40 +54,10 @@ class CupyBackend:
         import cupy
 
         self._cp: Any = cupy
+        self._lib = cupy
         self.xp: Any = xp_cupy
         self.array_dtypes: dict[DType, Any] = dtype_table(xp_cupy)
         self._by_cupy = {cupy.dtype(v): k for k, v in self.array_dtypes.items()}
-
-    def as_strided(
-        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int
-    ) -> Any:
-        itemsize = flat.itemsize
-        return self._cp.lib.stride_tricks.as_strided(
-            flat[offset:], shape=tuple(size), strides=tuple(s * itemsize for s in stride)
-        )
-
-    def write_strided(
-        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int, values: Any
-    ) -> None:
-        target = self.as_strided(flat, size, stride, offset)
-        target[...] = values
-
-    def flatten(self, array: Any) -> Any:
-        # A strided array reshapes to a strided 1-D view; storage must be contiguous.
-        if not array.flags.c_contiguous:
-            array = self._cp.ascontiguousarray(array)
-        return array.reshape(-1)
-
-    def strided_source(self, array: Any) -> tuple[Any, tuple[int, ...]] | None:
-        itemsize = array.itemsize
-        if any(s < 0 or s % itemsize for s in array.strides):
-            return None
-        strides = tuple(s // itemsize for s in array.strides)
-        extent = 0 if 0 in array.shape else 1 + sum(
-            (n - 1) * s for n, s in zip(array.shape, strides)
-        )
-        flat = self._cp.lib.stride_tricks.as_strided(array, shape=(extent,), strides=(itemsize,))
-        return flat, strides
 
     def from_host(self, data: object) -> Any:
         return self._cp.asarray(data)

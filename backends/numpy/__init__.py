@@ -6,17 +6,16 @@ land in the shared buffer, exactly as in torch.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
-from backends._common import NumpyRandom, dtype_table
+from backends._common import NumpyRandom, StridedViews, dtype_table
 from refimpl._base.dtypes import DType
 
 
-class NumpyBackend:
+class NumpyBackend(StridedViews):
     """CPU tensors on NumPy, computing through array-api-compat's NumPy namespace."""
 
     name = "numpy"
@@ -26,39 +25,9 @@ class NumpyBackend:
 
     def __init__(self) -> None:
         self.xp: Any = xp_numpy
+        self._lib = np
         self.array_dtypes: dict[DType, Any] = dtype_table(xp_numpy)
         self._by_numpy = {np.dtype(v): k for k, v in self.array_dtypes.items()}
-
-    def as_strided(
-        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int
-    ) -> Any:
-        itemsize = flat.itemsize
-        return np.lib.stride_tricks.as_strided(
-            flat[offset:], shape=tuple(size), strides=tuple(s * itemsize for s in stride)
-        )
-
-    def write_strided(
-        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int, values: Any
-    ) -> None:
-        target = self.as_strided(flat, size, stride, offset)
-        target[...] = values
-
-    def flatten(self, array: Any) -> Any:
-        # A strided array reshapes to a strided 1-D view; storage must be contiguous.
-        if not array.flags.c_contiguous:
-            array = np.ascontiguousarray(array)
-        return array.reshape(-1)
-
-    def strided_source(self, array: Any) -> tuple[Any, tuple[int, ...]] | None:
-        itemsize = array.itemsize
-        if any(s < 0 or s % itemsize for s in array.strides):
-            return None
-        strides = tuple(s // itemsize for s in array.strides)
-        extent = 0 if 0 in array.shape else 1 + sum(
-            (n - 1) * s for n, s in zip(array.shape, strides)
-        )
-        flat = np.lib.stride_tricks.as_strided(array, shape=(extent,), strides=(itemsize,))
-        return flat, strides
 
     def from_host(self, data: object) -> Any:
         return np.asarray(data)
