@@ -75,14 +75,19 @@ def convert_scalar(value: Scalar, dtype: DType) -> Scalar:
             value = value.real
         as_float = float(value)
         # Differs: torch's float16 check depends on the fill path; refimpl rounds to inf.
-        if math.isfinite(as_float) and abs(as_float) > limit:
-            raise _overflow(dtype)
+        _check_within(as_float, limit, dtype)
         return as_float
     as_complex = complex(value)
-    for part in (as_complex.real, as_complex.imag):
+    _check_within(as_complex, limit, dtype)
+    return as_complex
+
+
+def _check_within(value: complex, limit: float, dtype: DType) -> None:
+    """Torch's overflow error if a finite part of `value` lies beyond `limit` (infinities and
+    NaN convert to any floating dtype)."""
+    for part in (value.real, value.imag):
         if math.isfinite(part) and abs(part) > limit:
             raise _overflow(dtype)
-    return as_complex
 
 
 # torch: std::numeric_limits<T>::max() of the 16-bit float types, which c10::overflows checks
@@ -100,10 +105,7 @@ def checked_convert(value: Scalar, dtype: DType) -> Scalar:
     converted = convert_scalar(value, dtype)
     limit = _REDUCED_FLOAT_MAX.get(dtype.name)
     if limit is not None and isinstance(converted, float | complex):
-        as_complex = complex(converted)
-        for part in (as_complex.real, as_complex.imag):
-            if math.isfinite(part) and abs(part) > limit:
-                raise _overflow(dtype)
+        _check_within(converted, limit, dtype)
     return converted
 
 

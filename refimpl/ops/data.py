@@ -13,7 +13,6 @@ from typing import Any
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType
 from refimpl._base.scalars import Scalar, convert_scalar
-from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
 from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import (
@@ -142,10 +141,6 @@ def to_copy(
 def clone(src: TensorImpl) -> Any:
     """A contiguous copy with the same dtype and device. Torch: clone (contiguous format)."""
     return to_copy(src, src._dtype, src._storage.device, src._storage.backend)
-
-
-def numel(t: TensorImpl) -> int:
-    return geometry.numel(t._size)
 
 
 def alias_detached(src: TensorImpl, *, share_version: bool) -> Any:
