@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import refimpl
-from conftest import default_dtype_in_both
+from conformance.conftest import default_dtype_in_both
 
 # The dtypes the built-in backends store, and those refimpl only names (meta tensors, finfo).
 # fmt: off

@@ -166,8 +166,7 @@ def _assert_same(actual: Any, expected: Any) -> None:
     assert type(actual) is type(expected) and actual == expected
 
 
-# TensorIterator keeps a permuted input's layout (pytorch-semantics.md §9.4); refimpl's add
-# returns contiguous results until the TensorIterator issue, so this case fails until then.
+# TensorIterator keeps a permuted input's layout (pytorch-semantics.md §9.4).
 LAYOUT_CASES: Final[list[tuple[str, Call]]] = [
     ("add_permuted", lambda lib: lib.ops.aten.add.Tensor(_x(lib).transpose(0, 1), 1)),
 ]
@@ -178,7 +177,6 @@ def test_matches_torch(name: str, call: Call) -> None:
     _assert_same(call(refimpl), call(torch))
 
 
-@pytest.mark.xfail(strict=True, reason="TensorIterator output layout is the next issue")
 @pytest.mark.parametrize(("name", "call"), LAYOUT_CASES, ids=[n for n, _ in LAYOUT_CASES])
 def test_layout_matches_torch(name: str, call: Call) -> None:
     _assert_same(call(refimpl), call(torch))

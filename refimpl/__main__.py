@@ -5,14 +5,34 @@ Torch: no counterpart; this is refimpl's smoke check after installing.
 
 from __future__ import annotations
 
+import importlib.util
+
 import refimpl
+from refimpl.core.backend import REGISTRY
+
+
+def _availability(device_type: str, name: str) -> str:
+    """Why the backend configured for `device_type` cannot hold tensors, or "" if it can.
+
+    A built-in backend is named after the array library it imports (numpy, cupy,
+    array_api_strict); finding that module tells whether it is installed without importing
+    it, so CuPy is not loaded (nor a GPU touched) just to print this line.
+    """
+    if name in REGISTRY.loaded:
+        return ""
+    if name not in REGISTRY.names():
+        return f"  (no {device_type} backend available: no backend named '{name}' is installed)"
+    if importlib.util.find_spec(name) is None:
+        hint = "; pip install 'refimpl[cuda12]' or 'refimpl[cuda13]'" if name == "cupy" else ""
+        return f"  (no {device_type} backend available: {name} is not installed{hint})"
+    return ""
 
 
 def main() -> None:
     """Print the backends in use and a few results a newcomer can compare with torch."""
     print(f"refimpl {refimpl.__version__}")
     for device_type, name in refimpl.config.backends.items():
-        print(f"  {device_type:>5} -> {name}")
+        print(f"  {device_type:>5} -> {name}{_availability(device_type, name)}")
     x = refimpl.arange(6.0).reshape(2, 3)
     print("x =", x)
     print("x.t().stride() =", x.t().stride(), " x.t().is_contiguous() =", x.t().is_contiguous())

@@ -7,18 +7,29 @@ Run from the repository root with the targeted torch installed:
 
     python spec/extract.py
 
-It rewrites spec/schemas.json and spec/dispatch_keys.json; see spec/README.md for their
-contents. This script is the only place outside conformance/ and benchmarks/ that imports torch.
+It rewrites spec/schemas.json, spec/dispatch_keys.json, spec/kernel_dtypes.json and
+spec/api_signatures.json; see spec/README.md for their contents. This script is the only place
+outside conformance/ and benchmarks/ that imports torch.
 """
 
 from __future__ import annotations
 
+import ast
+import fnmatch
+import inspect
 import json
 import re
+import textwrap
+import time
+import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Final
 
 import torch
+import torchgen
+from torchgen.api import python as torchgen_python
+from torchgen.gen import parse_native_yaml
 
 SPEC_DIR: Final = Path(__file__).resolve().parent
 NAMESPACES: Final = ("aten", "prims")
@@ -239,19 +250,429 @@ def extract_dispatch_keys() -> dict[str, Any]:
     }
 
 
+# --- kernel_dtypes.json ------------------------------------------------------------------------
+
+# torch's 13 basic dtypes, the ones refimpl's kernels declare support for.
+BASIC_DTYPES: Final = (
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.float16,
+    torch.bfloat16,
+    torch.float32,
+    torch.float64,
+    torch.complex32,
+    torch.complex64,
+    torch.complex128,
+    torch.bool,
+)
+# Elementwise overloads ("<op>.<overload>", fnmatch patterns) that torch does not (all) tag
+# `pointwise` but whose kernels refimpl declares like the pointwise ones.
+ELEMENTWISE_PATTERNS: Final = (
+    "clamp*",
+    "where.self",
+    "masked_fill.Scalar",
+    "masked_fill.Tensor",
+    "lerp.*",
+    "addcmul.default",
+    "addcdiv.default",
+    "nan_to_num.default",
+    "isclose.default",
+    "polar.default",
+    "complex.default",
+    "frexp.Tensor",
+    "ldexp.Tensor",
+    "float_power.*",
+    "logit.default",
+    "polygamma.default",
+    "mvlgamma.default",
+    "round.decimals",
+    "signbit.default",
+    "isnan.default",
+    "isinf.default",
+    "isposinf.default",
+    "isneginf.default",
+    "isfinite.default",
+    "isreal.default",
+    "nextafter.default",
+    "heaviside.default",
+    "copysign.*",
+    "xlogy.*",
+    "special_*",
+    "clone.default",
+    "_to_copy.default",
+    "fill.*",
+    "fill_.*",
+)
+# In-place and out= overloads share the functional overload's kernel and are skipped, except
+# these: fill_ is the kernel that fill.* is composed over.
+MUTATING_PATTERNS: Final = ("fill_.*",)
+# Tensor arguments whose dtype is fixed by the op rather than the computation dtype.
+FIXED_DTYPE_ARGUMENTS: Final = {"condition": torch.bool, "mask": torch.bool}
+# Tensor arguments the op requires to be 0-dim (fill_ and masked_fill take a 0-dim value).
+ZERO_DIM_ARGUMENTS: Final = frozenset({"value"})
+# Integer tensor values by argument name (default 1): pow's exponent 2, since 1 would hide
+# nothing and a negative integer exponent raises.
+INTEGER_TENSOR_VALUES: Final = {"exponent": 2}
+# Non-Tensor arguments without a usable schema default, by argument name, then by type.
+ARGUMENT_VALUES: Final[dict[str, object]] = {"exponent": 2, "n": 1, "p": 1, "decimals": 0, "dim": 0}
+TYPE_VALUES: Final[dict[str, object]] = {
+    "number": 1,
+    "Optional[number]": 1,  # clamp needs at least one bound
+    "int": 0,
+    "List[int]": [0],
+    "float": 0.5,
+    "bool": False,
+}
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """refimpl's name of a torch dtype: `float32`, `complex32`, `bool`."""
+    return str(dtype).removeprefix("torch.")
+
+
+def elementwise_overloads(records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(op, overload) of every functional aten overload tagged pointwise or listed above."""
+    selected = []
+    for record in records:
+        namespace, op_name = record["name"].split("::")
+        if namespace != "aten" or not record["dispatcher"]:
+            continue
+        overload = record["overload"] or "default"
+        dotted = f"{op_name}.{overload}"
+        listed = any(fnmatch.fnmatchcase(dotted, p) for p in ELEMENTWISE_PATTERNS)
+        if not (listed or "pointwise" in record["tags"]):
+            continue
+        schema = getattr(getattr(torch.ops.aten, op_name), overload)._schema
+        if schema.is_mutable and not any(fnmatch.fnmatchcase(dotted, p) for p in MUTATING_PATTERNS):
+            continue
+        selected.append((op_name, overload))
+    return selected
+
+
+def tensor_value(dtype: torch.dtype, name: str) -> float:
+    """A value no op rejects as a value: 0.5 (0 < x < 1 for logit, nonzero, > (p - 1) / 2 for
+    mvlgamma), 1 for integers (nonzero divisors), True for bool."""
+    if dtype == torch.bool:
+        return True
+    if dtype.is_floating_point or dtype.is_complex:
+        return 0.5
+    return INTEGER_TENSOR_VALUES.get(name, 1)
+
+
+def tensor_argument(argument: torch._C.Argument, dtype: torch.dtype) -> torch.Tensor:
+    """A CPU tensor of shape (3,) (or 0-dim where the op requires it) holding a safe value."""
+    dtype = FIXED_DTYPE_ARGUMENTS.get(argument.name, dtype)
+    shape = () if argument.name in ZERO_DIM_ARGUMENTS else (3,)
+    return torch.full(shape, tensor_value(dtype, argument.name), dtype=dtype)
+
+
+def synthesized_arguments(schema: torch._C.FunctionSchema, dtype: torch.dtype) -> dict[str, Any]:
+    """Keyword arguments for an overload, every Tensor of `dtype`."""
+    arguments: dict[str, Any] = {}
+    for argument in schema.arguments:
+        type_name = str(argument.type)
+        if type_name in ("Tensor", "Optional[Tensor]"):
+            arguments[argument.name] = tensor_argument(argument, dtype)
+        elif argument.has_default_value() and not (
+            argument.default_value is None and type_name in TYPE_VALUES
+        ):
+            arguments[argument.name] = argument.default_value
+        elif argument.name in ARGUMENT_VALUES:
+            arguments[argument.name] = ARGUMENT_VALUES[argument.name]
+        elif type_name in TYPE_VALUES:
+            arguments[argument.name] = TYPE_VALUES[type_name]
+        elif type_name.startswith("Optional["):
+            arguments[argument.name] = None  # rounding_mode, generator, dtype, ...
+        else:
+            raise RuntimeError(f"no synthesized value for {argument.name}: {type_name}")
+    return arguments
+
+
+def result_name(result: object) -> str:
+    """The result's dtype name, `float32, int32` for a tuple of tensors."""
+    if isinstance(result, torch.Tensor):
+        return dtype_name(result.dtype)
+    if isinstance(result, tuple | list):
+        return ", ".join(result_name(item) for item in result)
+    return type(result).__name__
+
+
+def kernel_dtype_record(op_name: str, overload: str) -> dict[str, dict[str, Any]]:
+    """For each basic dtype: {"result": dtype name} or {"error": [exception type, message]}."""
+    op = getattr(getattr(torch.ops.aten, op_name), overload)
+    record: dict[str, dict[str, Any]] = {}
+    for dtype in BASIC_DTYPES:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # ComplexHalf is experimental, deprecations
+                result = op(**synthesized_arguments(op._schema, dtype))
+        except Exception as error:  # noqa: BLE001 - every failure is a fact to record
+            # A message spanning several lines would keep its first (none does in torch 2.13).
+            message = str(error).split("\n", 1)[0]
+            record[dtype_name(dtype)] = {"error": [type(error).__name__, message]}
+        else:
+            record[dtype_name(dtype)] = {"result": result_name(result)}
+    return record
+
+
+def extract_kernel_dtypes(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Op -> overload -> dtype -> accepted with its result dtype, or the error torch raised."""
+    facts: dict[str, dict[str, Any]] = {}
+    for op_name, overload in elementwise_overloads(records):
+        facts.setdefault(f"aten::{op_name}", {})[overload] = kernel_dtype_record(op_name, overload)
+    return facts
+
+
+def write_kernel_dtypes(facts: dict[str, dict[str, Any]], path: Path) -> None:
+    """Sorted keys, one dtype per line, so that each overload reads as one block."""
+    blocks = []
+    for name in sorted(facts):
+        overloads = []
+        for overload in sorted(facts[name]):
+            rows = [
+                f"   {json.dumps(dtype)}: {json.dumps(entry, ensure_ascii=False)}"
+                for dtype, entry in sorted(facts[name][overload].items())
+            ]
+            overloads.append(f"  {json.dumps(overload)}: {{\n" + ",\n".join(rows) + "\n  }")
+        blocks.append(f" {json.dumps(name)}: {{\n" + ",\n".join(overloads) + "\n }")
+    path.write_text("{\n" + ",\n".join(blocks) + "\n}\n", encoding="utf-8")
+
+
+# --- api_signatures.json -----------------------------------------------------------------------
+
+# Where each Python namespace's signatures come from: the wheel's stubs, parsed with ast. The
+# wheel ships no stub for torch.special; its signatures are generated the way torch generates
+# the others (see special_stub).
+STUBS: Final = (
+    ("torch", "_C/_VariableFunctions.pyi", None),
+    ("Tensor", "_C/__init__.pyi", "TensorBase"),
+)
+PARAMETER_KINDS: Final = {
+    "posonlyargs": "positional-only",
+    "args": "positional-or-keyword",
+    "vararg": "var-positional",
+    "kwonlyargs": "keyword-only",
+    "kwarg": "var-keyword",
+}
+INSPECT_KINDS: Final = {
+    inspect.Parameter.POSITIONAL_ONLY: "positional-only",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional-or-keyword",
+    inspect.Parameter.VAR_POSITIONAL: "var-positional",
+    inspect.Parameter.KEYWORD_ONLY: "keyword-only",
+    inspect.Parameter.VAR_KEYWORD: "var-keyword",
+}
+TESTING_OVERRIDE_OWNERS: Final[dict[str, object]] = {
+    "torch": torch,
+    "torch.special": torch.special,
+    "Tensor": torch.Tensor,
+}
+# Lambdas with torch's parameter names and defaults, also for functions that have no stub.
+OVERRIDES: Final[dict[Any, Callable[..., Any]]] = torch.overrides.get_testing_overrides()
+
+
+def stub_definitions(source: str, class_name: str | None) -> Iterable[ast.FunctionDef]:
+    """The top-level defs of a stub, or those of one of its classes."""
+    body = ast.parse(source).body
+    if class_name is not None:
+        classes = [node for node in body if isinstance(node, ast.ClassDef)]
+        body = next(node for node in classes if node.name == class_name).body
+    return (node for node in body if isinstance(node, ast.FunctionDef))
+
+
+def source_text(node: ast.expr | None) -> str | None:
+    """An annotation or default as source text, None where there is none."""
+    return None if node is None else ast.unparse(node)
+
+
+def parameter_records(arguments: ast.arguments) -> list[dict[str, Any]]:
+    """Each parameter of a def in order: name, kind, default and annotation as source text."""
+    positional = arguments.posonlyargs + arguments.args
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+    defaults += arguments.defaults
+    grouped: list[tuple[str, ast.arg, ast.expr | None]] = [
+        ("posonlyargs" if index < len(arguments.posonlyargs) else "args", arg, default)
+        for index, (arg, default) in enumerate(zip(positional, defaults, strict=True))
+    ]
+    if arguments.vararg is not None:
+        grouped.append(("vararg", arguments.vararg, None))
+    grouped += [
+        ("kwonlyargs", arg, default)
+        for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    ]
+    if arguments.kwarg is not None:
+        grouped.append(("kwarg", arguments.kwarg, None))
+    return [
+        {
+            "name": arg.arg,
+            "kind": PARAMETER_KINDS[field],
+            "default": source_text(default),
+            "annotation": source_text(arg.annotation),
+        }
+        for field, arg, default in grouped
+    ]
+
+
+def stub_signatures(source: str, class_name: str | None) -> dict[str, list[dict[str, Any]]]:
+    """Name -> its overloads in stub order, each {"parameters": [...], "returns": text}."""
+    signatures: dict[str, list[dict[str, Any]]] = {}
+    for node in stub_definitions(source, class_name):
+        signatures.setdefault(node.name, []).append(
+            {"parameters": parameter_records(node.args), "returns": source_text(node.returns)}
+        )
+    return signatures
+
+
+def python_pair(function: Any) -> Any:
+    """torchgen's pyi Python signature of a NativeFunction, paired with the function."""
+    signature = torchgen_python.signature(function, pyi=True)
+    return torchgen_python.PythonSignatureNativeFunctionPair(signature, function)
+
+
+def special_stub() -> str:
+    """torch.special's stub as torch would generate it, from the wheel's native_functions.yaml.
+
+    Torch: tools/pyi/gen_pyi.py writes _VariableFunctions.pyi from the same torchgen
+    PythonSignatureGroup.signature_str_pyi, pairing each functional overload with its out=
+    overload; it writes none for torch._C._special. Overloads keep native_functions.yaml order.
+    """
+    native = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native"
+    parsed = parse_native_yaml(str(native / "native_functions.yaml"), str(native / "tags.yaml"))
+    functions = [f for f in parsed.native_functions if f.python_module == "special"]
+    defs = []
+    for function in functions:
+        if function.func.is_out_fn():
+            continue
+        outs = [
+            f
+            for f in functions
+            if f.func.is_out_fn() and f.func.signature() == function.func.signature()
+        ]
+        group = torchgen_python.PythonSignatureGroup.from_pairs(
+            python_pair(function), python_pair(outs[0]) if outs else None
+        )
+        defs.append(group.signature.signature_str_pyi(skip_outputs=False))
+    return "\n".join(defs) + "\n"
+
+
+def testing_override(namespace: str, name: str) -> list[dict[str, Any]] | None:
+    """Parameters of torch.overrides.get_testing_overrides()'s lambda for a function."""
+    function = getattr(TESTING_OVERRIDE_OWNERS[namespace], name, None)
+    override = OVERRIDES.get(function) if function is not None else None
+    if override is None:
+        return None
+    return [
+        {
+            "name": parameter.name,
+            "kind": INSPECT_KINDS[parameter.kind],
+            "default": None if parameter.default is parameter.empty else repr(parameter.default),
+        }
+        for parameter in inspect.signature(override).parameters.values()
+    ]
+
+
+def python_signatures(namespace: str) -> dict[str, list[dict[str, Any]]]:
+    """Overridable functions written in Python (torch.norm, Tensor.stft), from their source.
+
+    They have no stub; their def is their one signature.
+    """
+    owner = TESTING_OVERRIDE_OWNERS[namespace]
+    signatures = {}
+    for name, function in sorted(vars(owner).items()):
+        # Wrappers of a C method (Tensor.__rsub__) have their signature in the stub; functions
+        # without a testing override are no tensor API (torch.manual_seed, torch.save).
+        if not inspect.isfunction(function) or not inspect.isfunction(inspect.unwrap(function)):
+            continue
+        if function not in OVERRIDES:
+            continue
+        source = textwrap.dedent(inspect.getsource(function))
+        node = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
+        signatures[name] = [
+            {"parameters": parameter_records(node.args), "returns": source_text(node.returns)}
+        ]
+    return signatures
+
+
+def extract_api_signatures(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Namespace -> function name -> {"overloads": [...], "testing_override": [...] | None}.
+
+    Only names that are also aten op base names (torch.special: `special_<name>`) are kept.
+    """
+    aten_names = {
+        record["name"].removeprefix("aten::")
+        for record in records
+        if record["name"].startswith("aten::")
+    }
+    torch_dir = Path(torch.__file__).parent
+    sources = {
+        namespace: stub_signatures((torch_dir / stub).read_text(encoding="utf-8"), class_name)
+        for namespace, stub, class_name in STUBS
+    }
+    sources["torch.special"] = {
+        name.removeprefix("special_"): overloads
+        for name, overloads in stub_signatures(special_stub(), None).items()
+        if hasattr(torch.special, name.removeprefix("special_"))
+    }
+    for namespace, signatures in sources.items():
+        for name, overloads in python_signatures(namespace).items():
+            signatures.setdefault(name, overloads)
+    api: dict[str, dict[str, Any]] = {}
+    for namespace, signatures in sorted(sources.items()):
+        prefix = "special_" if namespace == "torch.special" else ""
+        api[namespace] = {
+            name: {
+                "overloads": overloads,
+                "testing_override": testing_override(namespace, name),
+            }
+            for name, overloads in sorted(signatures.items())
+            if prefix + name in aten_names
+        }
+    return api
+
+
+def write_api_signatures(api: dict[str, dict[str, Any]], path: Path) -> None:
+    """Sorted names, one overload per line."""
+    blocks = []
+    for namespace, functions in api.items():
+        entries = []
+        for name, entry in functions.items():
+            overloads = ",\n".join(
+                "   " + json.dumps(overload, ensure_ascii=False) for overload in entry["overloads"]
+            )
+            override = json.dumps(entry["testing_override"], ensure_ascii=False)
+            entries.append(
+                f'  {json.dumps(name)}: {{\n   "overloads": [\n{overloads}\n   ],\n'
+                f'   "testing_override": {override}\n  }}'
+            )
+        blocks.append(f" {json.dumps(namespace)}: {{\n" + ",\n".join(entries) + "\n }")
+    path.write_text("{\n" + ",\n".join(blocks) + "\n}\n", encoding="utf-8")
+
+
 def main() -> None:
-    """Rewrites spec/schemas.json and spec/dispatch_keys.json from the installed torch."""
+    """Rewrites every spec/*.json file from the installed torch."""
+    start = time.perf_counter()
     records = extract_schemas()
     write_schemas(records, SPEC_DIR / "schemas.json")
     keys = extract_dispatch_keys()
     (SPEC_DIR / "dispatch_keys.json").write_text(
         json.dumps(keys, indent=1) + "\n", encoding="utf-8"
     )
+    kernel_dtypes = extract_kernel_dtypes(records)
+    write_kernel_dtypes(kernel_dtypes, SPEC_DIR / "kernel_dtypes.json")
+    api = extract_api_signatures(records)
+    write_api_signatures(api, SPEC_DIR / "api_signatures.json")
     in_dispatcher = sum(record["dispatcher"] for record in records)
     print(
         f"torch {keys['torch_version']}: {len(records)} overloads "
         f"({in_dispatcher} in the dispatcher), "
         f"{len(keys['functionality_keys'])} functionality keys"
+    )
+    print(
+        f"kernel dtypes of {sum(map(len, kernel_dtypes.values()))} overloads; API signatures of "
+        + ", ".join(f"{len(names)} {namespace}" for namespace, names in api.items())
+        + f" functions ({time.perf_counter() - start:.1f} s)"
     )
 
 

@@ -29,6 +29,8 @@ class ArrayApiStrictBackend:
 
     def __init__(self) -> None:
         self.xp: Any = array_api_strict
+        # Differs: no functions outside the standard; ops that need one say so by name.
+        self.extensions: dict[str, Any] = {}
         self.array_dtypes: dict[DType, Any] = dtype_table(array_api_strict)
         self._by_dtype = {v: k for k, v in self.array_dtypes.items()}
         self._by_numpy = {

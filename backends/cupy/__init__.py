@@ -10,6 +10,7 @@ import pickle
 from typing import Any
 
 from backends._common import StridedViews, dtype_table
+from backends.cupy.extensions import cupy_extensions
 from refimpl._base.dtypes import DType
 
 
@@ -56,6 +57,7 @@ class CupyBackend(StridedViews):
         self._cp: Any = cupy
         self._lib = cupy
         self.xp: Any = xp_cupy
+        self.extensions = cupy_extensions(cupy)
         self.array_dtypes: dict[DType, Any] = dtype_table(xp_cupy)
         self._by_cupy = {cupy.dtype(v): k for k, v in self.array_dtypes.items()}
 

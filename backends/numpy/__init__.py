@@ -6,13 +6,23 @@ land in the shared buffer, exactly as in torch.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
+from backends.numpy.extensions import numpy_extensions
 from backends._common import NumpyRandom, StridedViews, dtype_table
 from refimpl._base.dtypes import DType
+
+# Differs: NumPy warns on overflow, invalid values and division by zero (inf - inf, nan cast
+# to int, 1 / 0) where torch computes silently. The filter, set once when the backend loads
+# (no np.errstate per call), covers only warnings raised from refimpl's, the backends' and
+# array-api-compat's own calls into NumPy, so a user's NumPy code still warns.
+warnings.filterwarnings(
+    "ignore", category=RuntimeWarning, module=r"(refimpl|backends|array_api_compat)(\.|$)"
+)
 
 
 class NumpyBackend(StridedViews):
@@ -26,6 +36,7 @@ class NumpyBackend(StridedViews):
     def __init__(self) -> None:
         self.xp: Any = xp_numpy
         self._lib = np
+        self.extensions = numpy_extensions()
         self.array_dtypes: dict[DType, Any] = dtype_table(xp_numpy)
         self._by_numpy = {np.dtype(v): k for k, v in self.array_dtypes.items()}
 

@@ -80,6 +80,23 @@ class device:
         return (device, (self._type, self._index))
 
 
+# torch: device types whose allocators give every storage an index-less device (the CPU
+# allocator's DataPtr carries Device(kCPU); meta storages likewise), so `zeros(2,
+# device="cpu:1").device` reads back as `cpu` although `device("cpu:1")` keeps its index.
+_INDEXLESS_TYPES: Final = frozenset({"cpu", "meta"})
+
+
+def storage_device(dev: device) -> device:
+    """The device a tensor allocated on `dev` reports: CPU and meta tensors carry no index.
+
+    Torch: Tensor.device reads the storage's DataPtr device, which the CPU and meta
+    allocators create without an index.
+    """
+    if dev._index is not None and dev._type in _INDEXLESS_TYPES:
+        return device(dev._type)
+    return dev
+
+
 def _type_name(value: object) -> str:
     return type(value).__name__
 

@@ -11,7 +11,7 @@ import math
 import struct
 from typing import Final
 
-from refimpl._base.dtypes import Category, DType
+from refimpl._base.dtypes import Category, DType, float64, int64
 
 Scalar = bool | int | float | complex
 
@@ -45,8 +45,8 @@ def integral_range(dtype: DType) -> tuple[int, int]:
 def convert_scalar(value: Scalar, dtype: DType) -> Scalar:
     """`value` as the Python value a `dtype` element would hold, or torch's overflow error.
 
-    Integral targets truncate floats toward zero; an unsigned target also accepts negative
-    values down to -max, wrapping them as C++ does.
+    Integral targets truncate floats in range toward zero; an unsigned target also accepts
+    negative integers down to -max, wrapping them as C++ does.
     """
     category = dtype.category
     if category is Category.BOOL:
@@ -56,11 +56,15 @@ def convert_scalar(value: Scalar, dtype: DType) -> Scalar:
             if value.imag != 0:
                 raise _overflow(dtype)
             value = value.real
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise _overflow(dtype)
-            value = int(value)
         low, high = integral_range(dtype)
+        if isinstance(value, float):
+            # torch: c10::overflows for a floating value compares it, before truncation,
+            # with the limits as doubles; negative floats never wrap into unsigned types.
+            if not math.isfinite(value) or value < float(low) or value > float(high):
+                raise _overflow(dtype)
+            # float(high) rounds up to 2**63 (2**64): that value passes the check and the
+            # x86 conversion wraps it, as torch shows (full((1,), 2.0**63) is -2**63).
+            return (int(value) - low) % (high - low + 1) + low
         as_int = int(value)
         if not dtype.is_signed and -high <= as_int < 0:
             return as_int + high + 1
@@ -74,7 +78,8 @@ def convert_scalar(value: Scalar, dtype: DType) -> Scalar:
                 raise _overflow(dtype)
             value = value.real
         as_float = float(value)
-        # Differs: torch's float16 check depends on the fill path; refimpl rounds to inf.
+        # The 16-bit floats are left to the callers: whether torch checks their range depends
+        # on the path (see fill_scalar and checked_convert).
         _check_within(as_float, limit, dtype)
         return as_float
     as_complex = complex(value)
@@ -162,3 +167,42 @@ def cast_scalar(value: Scalar, dtype: DType) -> Scalar:
     if category is Category.FLOATING:
         return _round_part(as_complex.real, dtype)
     return complex(_round_part(as_complex.real, dtype), _round_part(as_complex.imag, dtype))
+
+
+# Note [Fill overflow checks]
+# torch: fill_ (aten/src/ATen/native/Fill.cpp) writes a one-element CPU tensor through
+# scalar_fill, which reads the value as double (so only a complex value's imaginary part is
+# checked, against "double") and casts it, unchecked, to float16 or bfloat16 (past the range:
+# inf); ComplexHalf it converts with the full check. Every other tensor goes through
+# fill_kernel with value.to<scalar_t>(), which checks float16 and bfloat16 against their
+# range but converts ComplexHalf unchecked. The other dtypes are checked on both paths.
+# Found by experiment with torch 2.13: `zeros(2, dtype=float16).fill_(1e6)` raises,
+# `zeros(1, dtype=float16).fill_(1e6)` gives inf, and the reverse for complex32.
+_REDUCED_REAL: Final = frozenset({"float16", "bfloat16"})
+
+
+def fill_scalar(value: Scalar, dtype: DType, numel: int) -> Scalar:
+    """`value` as the element `fill_` writes into a `dtype` tensor of `numel` elements, or
+    torch's overflow error. See Note [Fill overflow checks].
+
+    Torch: fill_ (scalar_fill for one element, fill_kernel otherwise), as used by `full`,
+    `ones`, `*_like` and `t[i] = v`.
+    """
+    name = dtype.name
+    if numel == 1:
+        if name in _REDUCED_REAL:
+            return cast_scalar(convert_scalar(value, float64), dtype)
+        return checked_convert(value, dtype)
+    if name == "complex32":
+        return cast_scalar(value, dtype)
+    return checked_convert(value, dtype)
+
+
+def int_of(value: Scalar, is_floating_point: bool) -> int:
+    """`int(t)` of a one-element tensor holding `value`. Torch: THPVariable_integral_fn
+    (python_variable_methods.cpp): a floating value converts as Python's int(float) does;
+    any other reads the value as int64_t, checked (a complex one needs a zero imaginary part).
+    """
+    if is_floating_point:
+        return int(value.real if isinstance(value, complex) else value)
+    return int(convert_scalar(value, int64).real)

@@ -1,18 +1,21 @@
-"""The facts extracted from torch 2.13 into spec/: every aten and prims schema with its tags.
+"""The facts extracted from torch 2.13 into spec/: schemas, kernel dtypes, Python signatures.
 
 Torch: the operator registry of an installed torch (torch._C._jit_get_all_schemas,
 OpOverload.tags), written to spec/schemas.json by spec/extract.py. refimpl reads it so that
 `refimpl.ops.aten.<op>` knows every overload torch has, in torch's order, before any kernel
 is registered, and so that an op block's inline schema can be checked against torch's.
+spec/kernel_dtypes.json says which dtypes each elementwise CPU kernel of torch accepts and the
+error it raises for the others; spec/api_signatures.json holds torch's Python signatures.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import Final
+from typing import Any, Final
 
 SPEC_PACKAGE: Final = "spec"
 
@@ -48,13 +51,19 @@ def spec_overloads() -> dict[str, tuple[SpecOverload, ...]]:
     by_name: dict[str, list[SpecOverload]] = {}
     for row in json.loads(read_text("schemas.json")):
         item = SpecOverload(
-            row["name"], row["overload"], row["schema"], tuple(row["tags"]), row["cia"],
-            row["cea"], row["ceanf"], row["dispatcher"], row["packet_index"],
+            row["name"],
+            row["overload"],
+            row["schema"],
+            tuple(row["tags"]),
+            row["cia"],
+            row["cea"],
+            row["ceanf"],
+            row["dispatcher"],
+            row["packet_index"],
         )
         by_name.setdefault(item.name, []).append(item)
     return {
-        name: tuple(sorted(items, key=lambda o: o.packet_index))
-        for name, items in by_name.items()
+        name: tuple(sorted(items, key=lambda o: o.packet_index)) for name, items in by_name.items()
     }
 
 
@@ -64,3 +73,119 @@ def spec_overload(qualified_name: str, overload: str) -> SpecOverload | None:
         if item.overload == overload:
             return item
     return None
+
+
+# --- kernel_dtypes.json ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KernelDtypes:
+    """Which of torch's 13 basic dtypes an overload's CPU kernel accepts, as torch 2.13 says.
+
+    Torch: found by calling `torch.ops.aten.<op>.<overload>` with every Tensor argument of one
+    dtype (spec/extract.py); see spec/README.md for the arguments used.
+    """
+
+    accepted: frozenset[str]
+    """Dtype names (`float32`, `complex32`, `bool`) the call succeeded for."""
+    errors: dict[str, tuple[str, str]]
+    """Dtype name -> (exception type name, message) for the others."""
+    results: dict[str, str]
+    """Accepted dtype name -> the result's dtype name (`float32, int32` for a tuple)."""
+
+
+@cache
+def kernel_dtype_table() -> dict[tuple[str, str], KernelDtypes]:
+    """(qualified op name, overload name) -> its kernel dtype facts; "default" for ""."""
+    table: dict[tuple[str, str], KernelDtypes] = {}
+    for name, overloads in json.loads(read_text("kernel_dtypes.json")).items():
+        for overload, by_dtype in overloads.items():
+            results = {d: e["result"] for d, e in by_dtype.items() if "result" in e}
+            errors = {
+                d: (e["error"][0], e["error"][1]) for d, e in by_dtype.items() if "error" in e
+            }
+            table[name, overload] = KernelDtypes(frozenset(results), errors, results)
+    return table
+
+
+def kernel_dtype_facts(qualified_name: str, overload: str) -> KernelDtypes | None:
+    """The kernel dtype facts of `aten::abs` + `default` (or ""), None if not extracted."""
+    return kernel_dtype_table().get((qualified_name, overload or "default"))
+
+
+# --- api_signatures.json -----------------------------------------------------------------------
+
+
+class ParameterKind(enum.Enum):
+    """How a Python parameter binds. Torch: inspect.Parameter.kind, spelled as in the stubs."""
+
+    POSITIONAL_ONLY = "positional-only"
+    POSITIONAL_OR_KEYWORD = "positional-or-keyword"
+    VAR_POSITIONAL = "var-positional"
+    KEYWORD_ONLY = "keyword-only"
+    VAR_KEYWORD = "var-keyword"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiParameter:
+    """One parameter of a torch Python function, as its stub writes it."""
+
+    name: str
+    kind: ParameterKind
+    default: str | None
+    """Source text of the default (`"1"`, `"None"`), None where the parameter has none."""
+    annotation: str | None
+    """Source text of the annotation (`"Tensor | None"`), None where there is none."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApiSignature:
+    """One overload of a torch Python function.
+
+    Torch: an `@overload` def of torch/_C/_VariableFunctions.pyi (torch.*), of class
+    TensorBase in torch/_C/__init__.pyi (Tensor methods, `self` first), or as torchgen writes
+    torch.special's, for which the wheel has no stub.
+    """
+
+    parameters: tuple[ApiParameter, ...]
+    returns: str | None
+    """Source text of the return annotation."""
+
+
+def api_parameter(row: dict[str, Any]) -> ApiParameter:
+    """A parameter from its JSON record (testing overrides carry no annotation)."""
+    return ApiParameter(
+        row["name"], ParameterKind(row["kind"]), row["default"], row.get("annotation")
+    )
+
+
+@cache
+def api_table() -> dict[str, dict[str, Any]]:
+    """Namespace ("torch", "torch.special", "Tensor") -> function name -> its raw record."""
+    table: dict[str, dict[str, Any]] = json.loads(read_text("api_signatures.json"))
+    return table
+
+
+@cache
+def api_signatures(namespace: str, name: str) -> tuple[ApiSignature, ...]:
+    """The overloads of `torch.add` ("torch", "add"), in stub order; () if not extracted."""
+    entry = api_table().get(namespace, {}).get(name)
+    if entry is None:
+        return ()
+    return tuple(
+        ApiSignature(tuple(api_parameter(p) for p in o["parameters"]), o["returns"])
+        for o in entry["overloads"]
+    )
+
+
+@cache
+def api_testing_override(namespace: str, name: str) -> tuple[ApiParameter, ...] | None:
+    """Parameters of the lambda torch.overrides.get_testing_overrides() has for a function.
+
+    Torch: these lambdas carry torch's parameter names and defaults (as `repr` text), also for
+    functions without a stub; they are hand-written and may disagree with the stubs.
+    """
+    entry = api_table().get(namespace, {}).get(name)
+    if entry is None or entry["testing_override"] is None:
+        return None
+    return tuple(api_parameter(p) for p in entry["testing_override"])

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from refimpl._base.device import device
-from refimpl._base.scalars import convert_scalar
+from refimpl._base.scalars import fill_scalar
 from refimpl.core.config import config
 from refimpl.core.tensor import TensorImpl, backend_dtype, empty_tensor, from_array
 from refimpl.ops import aten
@@ -225,8 +225,8 @@ def _value_to_tensor(self: TensorImpl, value: object) -> Any:
                 f"can't assign a {type(value).__name__} to a {legacy_type_name(self._dtype)}"
             )
         value = value.__index__()
-    # convert_scalar raises torch's overflow error before anything is dispatched.
-    converted = convert_scalar(value, self._dtype)  # type: ignore[arg-type]  # a number
+    # torch's overflow error comes before anything is dispatched, as a one-element fill's.
+    converted = fill_scalar(value, self._dtype, 1)  # type: ignore[arg-type]  # a number
     dev = self._storage.device
     if dev.type == "meta":
         # Differs: torch makes a meta scalar with a dispatched aten.scalar_tensor here.

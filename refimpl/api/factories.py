@@ -8,6 +8,7 @@ device to a backend through `refimpl.config` and builds the array with that back
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -85,57 +86,111 @@ def _is_host_array(obj: object) -> bool:
     )
 
 
-def _infer(data_obj: object, backend: Backend | None) -> tuple[tuple[int, ...], list[Any], DType | None]:
-    """Shape, flat leaves and inferred dtype of nested sequences of scalars.
+# torch: MAX_DIMS in torch/csrc/utils/tensor_new.cpp, the deepest nesting compute_sizes takes.
+_MAX_DIMS = 128
 
-    Torch: infer_scalar_type and compute_sizes in torch/csrc/utils/tensor_new.cpp.
+
+def _is_sequence(obj: object) -> bool:
+    """Whether torch's PySequence_Check sees `obj` as a sequence: lists, tuples, ranges,
+    strings and arrays with dims are; tensors, numpy scalars, dicts, sets and generators
+    are not."""
+    if isinstance(obj, (list, tuple, range, str, bytes)):
+        return True
+    if isinstance(obj, (TensorImpl, dict)):
+        return False
+    if _is_host_array(obj):
+        return getattr(obj, "ndim", 0) > 0 or type(obj).__name__ == "ndarray"
+    return isinstance(obj, Sequence)
+
+
+def _compute_sizes(data_obj: object) -> tuple[int, ...]:
+    """The shape of nested sequences, read along the first elements.
+
+    Torch: compute_sizes in torch/csrc/utils/tensor_new.cpp (a string nests without end, so
+    a list of strings fails here).
+    """
+    shape: list[int] = []
+    seq = data_obj
+    while _is_sequence(seq):
+        length = len(seq)  # type: ignore[arg-type]  # a sequence
+        shape.append(length)
+        if len(shape) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{type(seq).__name__}'")
+        if length == 0:
+            break
+        seq = seq[0]  # type: ignore[index]  # a sequence
+    return tuple(shape)
+
+
+def _infer_scalar_type(obj: object, backend: Backend) -> DType:
+    """The dtype torch infers for `obj`: promoted over a sequence's items.
+
+    Torch: infer_scalar_type in torch/csrc/utils/tensor_new.cpp. NumPy scalars and arrays keep
+    their dtype (np.float64 included); a tensor gives its dtype; an empty sequence the
+    default dtype.
+    """
+    if isinstance(obj, (bool, int, float, complex)) and type(obj).__module__ == "builtins":
+        return _scalar_kind_dtype(obj)
+    if isinstance(obj, TensorImpl):
+        return obj._dtype
+    if isinstance(obj, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
+    if _is_host_array(obj) or hasattr(obj, "dtype"):
+        library = backend.dtype_of(obj)
+        if library is not None:
+            return library
+    if isinstance(obj, (bool, int, float, complex)):
+        return _scalar_kind_dtype(obj)
+    if _is_sequence(obj):
+        items = list(obj)  # type: ignore[call-overload]  # a sequence
+        if not items:
+            return get_default_dtype()
+        inferred: DType | None = None
+        for item in items:
+            kind = _infer_scalar_type(item, backend)
+            inferred = kind if inferred is None else promote_types(inferred, kind)
+            if inferred is dt.complex128:
+                break
+        assert inferred is not None  # items is not empty
+        return inferred
+    raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
+
+
+def _store_scalar(value: object, target: DType) -> Any:
+    """A leaf as the Python value of a `target` element.
+
+    Torch: store_scalar in torch/csrc/utils/tensor_new.cpp: integral and bool elements read
+    a non-number through __index__, floating ones through __float__, complex ones through
+    __complex__ (so a tensor of several elements fails there).
+    """
+    if not isinstance(value, TensorImpl) and hasattr(value, "dtype"):
+        value = value.item()  # a NumPy scalar or 0-dim array: its Python number
+    if isinstance(value, (bool, int, float, complex)):
+        return _PYTHON_TYPES[target.category](value)
+    category = target.category
+    if category in (dt.Category.INTEGRAL, dt.Category.BOOL):
+        return _PYTHON_TYPES[category](operator.index(value))  # type: ignore[arg-type]  # as torch
+    if category is dt.Category.COMPLEX:
+        return complex(value)  # type: ignore[arg-type]  # as torch: __complex__ or an error
+    if isinstance(value, TensorImpl):
+        return float(value)  # type: ignore[arg-type]  # Tensor has __float__
+    raise TypeError(f"must be real number, not {type(value).__name__}")
+
+
+def _leaves(data_obj: object, shape: tuple[int, ...]) -> list[Any]:
+    """The elements of nested sequences of `shape`, in row-major order.
+
+    Torch: recursive_store in torch/csrc/utils/tensor_new.cpp, with its length check.
     """
     leaves: list[Any] = []
-    inferred: DType | None = None
-
-    def leaf_dtype(value: object) -> DType:
-        if isinstance(value, (bool, int, float, complex)):
-            return _scalar_kind_dtype(value)
-        if isinstance(value, TensorImpl):
-            return value._dtype
-        if value is None:
-            raise RuntimeError("Could not infer dtype of NoneType")
-        library = backend.dtype_of(value) if backend is not None else None
-        if library is None:
-            raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
-        return library
-
-    def is_sequence(value: object) -> bool:
-        return isinstance(value, (list, tuple)) or (
-            _is_host_array(value) and getattr(value, "ndim", 0) > 0
-        ) or (isinstance(value, TensorImpl) and value.dim() > 0)
-
-    def shape_of(value: object) -> tuple[int, ...]:
-        shape: list[int] = []
-        while is_sequence(value):
-            seq = value if isinstance(value, (list, tuple)) else list(value)  # type: ignore[call-overload]  # sequence-like
-            shape.append(len(seq))
-            if not seq:
-                break
-            value = seq[0]
-        return tuple(shape)
-
-    shape = shape_of(data_obj)
 
     def walk(value: object, dim: int) -> None:
-        nonlocal inferred
         if dim == len(shape):
-            if is_sequence(value) or isinstance(value, str):
-                if isinstance(value, str):
-                    raise TypeError(f"new(): invalid data type '{type(value).__name__}'")
-                raise TypeError("not a sequence")
-            kind = leaf_dtype(value)
-            inferred = kind if inferred is None else promote_types(inferred, kind)
             leaves.append(value)
             return
-        if not is_sequence(value):
+        if not _is_sequence(value):
             raise TypeError("not a sequence")
-        seq = value if isinstance(value, (list, tuple)) else list(value)  # type: ignore[call-overload]  # sequence-like
+        seq = list(value)  # type: ignore[call-overload]  # a sequence
         if len(seq) != shape[dim]:
             raise ValueError(
                 f"expected sequence of length {shape[dim]} at dim {dim} (got {len(seq)})"
@@ -144,16 +199,7 @@ def _infer(data_obj: object, backend: Backend | None) -> tuple[tuple[int, ...], 
             walk(item, dim + 1)
 
     walk(data_obj, 0)
-    return shape, leaves, inferred
-
-
-def _python_value(leaf: object) -> Any:
-    if isinstance(leaf, (bool, int, float, complex)):
-        return leaf
-    if isinstance(leaf, TensorImpl):
-        return leaf.item()
-    item = getattr(leaf, "item", None)
-    return item() if item is not None else leaf
+    return leaves
 
 
 def tensor(
@@ -194,12 +240,12 @@ def tensor(
         array = data.cast_array(xp, array, source, target, backend)
         out = _wrap(xp.asarray(array, copy=True), target, dev, backend)
         return _finish(out, requires_grad)
-    shape, leaves, inferred = _infer(data_obj, backend or config.backends.resolve("cpu"))
-    target = dtype or inferred or get_default_dtype()
+    # torch: internal_new_from_data reads the shape first, then infers the dtype.
+    shape = _compute_sizes(data_obj)
+    target = dtype or _infer_scalar_type(data_obj, backend or config.backends.resolve("cpu"))
     if backend is None:
         return _finish(empty_tensor(shape, target, dev, None), requires_grad)
-    cast = _PYTHON_TYPES[target.category]
-    values = [cast(_python_value(v)) for v in leaves]
+    values = [_store_scalar(v, target) for v in _leaves(data_obj, shape)]
     xp = backend.xp
     array = xp.reshape(xp.asarray(values, dtype=backend_dtype(backend, target)), shape)
     return _finish(_wrap(array, target, dev, backend), requires_grad)

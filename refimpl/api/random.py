@@ -7,12 +7,14 @@ Differs: the distributions are torch's, the bit stream is the backend's (see cor
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, Final
 
 from refimpl._base import dtypes as dt
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import get_default_dtype
+from refimpl._base.scalars import integral_range
 from refimpl.api._args import sizes
 from refimpl.api.factories import _finish, _target, _wrap, like_target
 from refimpl.api.tensor import Tensor
@@ -30,6 +32,53 @@ _NOT_IMPLEMENTED_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
     "int64": "Long",
 }
+
+
+# torch: the C++ type names check_from_to_in_range prints (typeid names, as GCC spells them).
+_RANDOM_BOUND_NAMES: Final[dict[str, str]] = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+    "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+}
+# torch: the floating types' (mantissa digits, largest finite value); only float16's range
+# lies inside int64, so only it can fail the bounds check.
+_FLOAT_BOUNDS: Final[dict[str, tuple[int, float]]] = {
+    "float16": (11, 65504.0), "bfloat16": (8, 3.3895313892515355e38),
+    "float32": (24, 3.4028234663852886e38), "float64": (53, 1.7976931348623157e308),
+}
+
+
+def check_from_to_in_range(low: int, high: int, dtype: DType) -> None:
+    """Torch's checks that `low` and `high - 1` are values of `dtype` (and its warning where a
+    float cannot hold every integer between them).
+
+    Torch: check_from_to_in_range in aten/src/ATen/native/DistributionTemplates.h.
+    """
+    if dtype.is_complex:
+        raise RuntimeError(
+            "check_random_bounds handles only integral, floating-point and boolean types"
+        )
+    name = _RANDOM_BOUND_NAMES[dtype.name]
+    floating = _FLOAT_BOUNDS.get(dtype.name)
+    if floating is None:
+        lowest, largest = integral_range(dtype) if dtype is not dt.bool_ else (0, 1)
+    else:
+        digits, largest_float = floating
+        lowest, largest = -largest_float, largest_float  # type: ignore[assignment]  # floats
+    for label, value in (("from", low), ("to - 1", high - 1)):
+        if value < lowest or value > largest:
+            raise RuntimeError(f"{label} is out of bounds for {name}")
+    if floating is not None:
+        for label, value in (("from", low), ("to - 1", high - 1)):
+            if abs(value) > 1 << digits:
+                warnings.warn(
+                    f"{label} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {name} can support discrete uniform distribution only "
+                    "within this range. This warning will become an error in version 1.7 "
+                    "release, please fix the code in advance",
+                    UserWarning, stacklevel=3,
+                )
 
 
 def _generator_for(generator: Generator | None, dev: device) -> Generator:
@@ -130,6 +179,7 @@ def randint(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
     target = dtype or dt.int64
+    check_from_to_in_range(low, high, target)
     dev, backend = _target(device)
     if backend is None:
         return _finish(empty_tensor(shape, target, dev, None), requires_grad)

@@ -14,10 +14,13 @@ from refimpl._base import dtypes as dt
 from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.layout import layout, strided
+from refimpl._base.scalars import int_of
 from refimpl._base.size import Size
-from refimpl.api import _tensor_str, factories
+from refimpl.api import _serialization, _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
 from refimpl.api._indexing import getitem, setitem
+from refimpl.api._methods import TensorMethods
+from refimpl.api._operators import TensorOperators
 from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
 from refimpl.ops import aten, data
 from refimpl.ops.pointwise import STRIDED
@@ -25,7 +28,7 @@ from refimpl.ops.pointwise import STRIDED
 _COMPARABLE = (TensorImpl, bool, int, float, complex)
 
 
-class Tensor(TensorImpl):
+class Tensor(TensorImpl, TensorOperators, TensorMethods):
     """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""
 
     __slots__ = ()
@@ -132,7 +135,8 @@ class Tensor(TensorImpl):
         return self.item()
 
     def __int__(self) -> int:
-        return int(self._one_element().real if self._dtype.is_complex else self._one_element())
+        # torch: THPVariable_integral_fn; int(complex) needs a zero imaginary part.
+        return int_of(self._one_element(), self._dtype.is_floating_point)
 
     def __float__(self) -> float:
         value = self._one_element()
@@ -152,6 +156,15 @@ class Tensor(TensorImpl):
 
     def __hash__(self) -> int:
         return id(self)
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, tuple[Any, ...]]:
+        """What pickle stores. Torch: Tensor.__reduce_ex__ (see api/_serialization.py)."""
+        return _serialization.reduce_tensor(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """A copy sharing storage with tensors copied in the same `memo`. Torch: __deepcopy__."""
+        out: Tensor = _serialization.deepcopy_tensor(self, memo)
+        return out
 
     # Comparisons dispatch to aten.eq/ne/lt/le/gt/ge (Tensor or Scalar overload, as torch
     # picks); other operand types give NotImplemented, so `x == None` is False as in torch.
@@ -352,21 +365,6 @@ class Tensor(TensorImpl):
     def item(self) -> Any:
         """The value of a one-element tensor as a Python number. Torch: Tensor.item."""
         return aten.item.default(self)
-
-    # --- arithmetic ----------------------------------------------------------------------
-
-    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        """self + alpha * other. Torch: Tensor.add (aten.add.Tensor)."""
-        out: Tensor = aten.add.Tensor(self, other, alpha=alpha)
-        return out
-
-    def __add__(self, other: Any) -> Tensor:
-        out: Tensor = aten.add.Tensor(self, other)
-        return out
-
-    def __radd__(self, other: Any) -> Tensor:
-        out: Tensor = aten.add.Tensor(self, other)
-        return out
 
     # --- new_* factories: this tensor's dtype and device by default ---------------------
 

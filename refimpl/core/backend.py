@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Final, Protocol, TypeAlias, runtime_checkable
 
 from refimpl._base.dtypes import DType
 
@@ -76,6 +76,9 @@ class Backend(Protocol):
     """`as_strided` gives a zero-copy view of a flat array."""
     supports_inplace: bool
     """`write_strided` writes into an existing array in place."""
+    extensions: Mapping[str, Callable[..., Array]]
+    """Array functions outside the Array API standard, by name (`"erf"`, `"fmod"`, ...):
+    see `EXTENSION_NAMES`. A backend lists only those it has."""
 
     def as_strided(
         self, flat: Array, size: Sequence[int], stride: Sequence[int], offset: int
@@ -168,6 +171,7 @@ class BackendRegistry:
                 f"array library (for cupy: pip install 'refimpl[cuda12]' or 'refimpl[cuda13]')"
             ) from error
         self.loaded[name] = backend
+        BY_NAMESPACE[id(backend.xp)] = backend
         return backend
 
     def _scan(self) -> None:
@@ -191,6 +195,51 @@ def _entry_point_factory(value: str, load: Callable[[], Any]) -> Callable[[], Ba
 
 
 REGISTRY = BackendRegistry()
+
+# The loaded backends by the identity of their namespace, so a kernel holding `xp` finds the
+# extensions of the backend it runs on.
+BY_NAMESPACE: dict[int, Backend] = {}
+
+
+def extension(xp: ArrayNamespace, name: str) -> Callable[..., Array]:
+    """The backend's function `name`, which the Array API standard lacks, or an error naming
+    the backend and the function.
+
+    Kernels call it for special functions (erf, lgamma, zeta, Bessel functions, ...) and the
+    few elementwise functions outside the standard (fmod, frexp, ldexp, nextafter).
+    """
+    backend = BY_NAMESPACE.get(id(xp))
+    found = None if backend is None else backend.extensions.get(name)
+    if found is None:
+        owner = "this" if backend is None else f"the '{backend.name}'"
+        raise NotImplementedError(
+            f"refimpl: {owner} backend has no '{name}' (a function outside the Array API "
+            "standard that the backend must supply; see refimpl.core.backend.EXTENSION_NAMES)"
+        )
+    return found
+
+
+# The extension functions refimpl's kernels may ask a backend for, with their meaning; each
+# takes and returns arrays of the backend, elementwise, like scipy.special's functions.
+EXTENSION_NAMES: Final[dict[str, str]] = {
+    "fmod": "C fmod: remainder with the sign of the dividend",
+    "frexp": "mantissa and exponent (a pair of arrays), as C frexp",
+    "ldexp": "x * 2**n, as C ldexp",
+    "nextafter": "the next float after x towards y",
+    "erf": "error function", "erfc": "complementary error function",
+    "erfinv": "inverse error function", "erfcx": "scaled complementary error function",
+    "lgamma": "log |Gamma(x)|", "digamma": "psi(x)", "polygamma": "polygamma(n, x)",
+    "zeta": "Hurwitz zeta(x, q)", "gammainc": "regularized lower incomplete gamma",
+    "gammaincc": "regularized upper incomplete gamma",
+    "i0": "modified Bessel I0", "i0e": "exponentially scaled I0", "i1": "modified Bessel I1",
+    "i1e": "exponentially scaled I1", "k0": "modified Bessel K0", "k0e": "scaled K0",
+    "k1": "modified Bessel K1", "k1e": "scaled K1",
+    "j0": "Bessel J0", "j1": "Bessel J1", "y0": "Bessel Y0", "y1": "Bessel Y1",
+    "ndtr": "standard normal CDF", "ndtri": "inverse standard normal CDF",
+    "log_ndtr": "log of the standard normal CDF", "airy_ai": "Airy Ai",
+    "spherical_j0": "spherical Bessel j0", "multigammaln": "log multivariate gamma (x, p)",
+    "sinc": "normalized sinc", "entr": "-x log x", "xlogy": "x log y", "xlog1py": "x log1p(y)",
+}
 
 
 def missing_dtype(backend: Backend, dtype: DType) -> TypeError:

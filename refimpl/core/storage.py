@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import Final
 
-from refimpl._base.device import device
+from refimpl._base.device import device, storage_device
 from refimpl._base.dtypes import DType
 from refimpl.core.backend import Array, Backend
 
@@ -40,7 +40,8 @@ class Storage:
         self.array = array
         self.size_elements = size_elements
         self.dtype = dtype
-        self.device = device
+        # torch: CPU and meta storages have no device index (see storage_device).
+        self.device = device if device._index is None else storage_device(device)
         self.backend = backend
         self._address = next(_next_address) * (1 << 40)
 

@@ -88,6 +88,21 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim + bound if dim < 0 else dim
 
 
+def dim_list(dims: Sequence[int], ndim: int) -> list[int]:
+    """`dims` wrapped, in order, with torch's error for a dim named twice.
+
+    Torch: dim_list_to_bitset (aten/src/ATen/WrapDimUtilsMulti.h), used by squeeze.dims and
+    the reductions; the message names the wrapped dim.
+    """
+    wrapped: list[int] = []
+    for dim in dims:
+        d = wrap_dim(dim, ndim)
+        if d in wrapped:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
+    return wrapped
+
+
 def _format_list(values: Sequence[int]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
@@ -157,7 +172,8 @@ def slice_(g: Geometry, dim: int, start: int | None, end: int | None, step: int)
     """Torch: slice in TensorShape.cpp (start and end are clamped, as Python slicing does)."""
     ndim = len(g.size)
     if ndim == 0:
-        raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")
+        # torch: TORCH_CHECK_INDEX, so `t[0:1]` on a 0-dim tensor is an IndexError.
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
@@ -215,7 +231,7 @@ def squeeze(g: Geometry, dims: Sequence[int] | None = None) -> Geometry:
     if dims is None:
         drop = {d for d in range(ndim) if g.size[d] == 1}
     else:
-        drop = {d for d in (wrap_dim(x, ndim) for x in dims) if ndim and g.size[d] == 1}
+        drop = {d for d in dim_list(dims, ndim) if ndim and g.size[d] == 1}
     keep = [d for d in range(ndim) if d not in drop]
     return Geometry(
         tuple(g.size[d] for d in keep), tuple(g.stride[d] for d in keep), g.offset

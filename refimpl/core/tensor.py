@@ -375,3 +375,42 @@ def write_array(t: TensorImpl, values: Array) -> None:
     slot = xp.clip(slot, 0, max(count - 1, 0))
     hit = xp.take(sorted_positions, slot) == every
     storage.array = xp.where(hit, xp.take(sorted_values, slot), flat)
+
+
+def tensor_over(
+    array: Array | None, size: tuple[int, ...], stride: tuple[int, ...], dtype: DType,
+    dev: device, backend: Backend | None,
+) -> Any:
+    """A new tensor of geometry (`size`, `stride`) whose storage is `array` read row-major.
+
+    `array` holds the elements in memory order (for a permuted layout, the result computed
+    in that order); no copy is made where the library can flatten it as a view. With no
+    array (meta), the storage holds metadata only.
+    """
+    if array is None or backend is None:
+        extent = geometry.storage_extent(size, stride, 0)
+        storage = Storage(None, extent, dtype, dev, None)
+    else:
+        flat = backend.flatten(array)
+        storage = Storage(flat, flat.shape[0], dtype, dev, backend)
+    return make_tensor(storage, size, stride, 0, dtype)
+
+
+def resize_for_output(t: TensorImpl, size: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    """Give `t` a new geometry, growing its storage if it is too small (values kept).
+
+    Torch: resize_output then as_strided_ (resize_out in the structured kernels' generated
+    code); the storage offset is kept, and a storage grows as resize_ grows it.
+    """
+    storage = t._storage
+    needed = geometry.storage_extent(size, stride, t._storage_offset)
+    if needed > storage.size_elements:
+        backend = storage.backend
+        if backend is not None and storage.array is not None:
+            xp = backend.xp
+            extra = xp.zeros((needed - storage.size_elements,), dtype=storage.array.dtype)
+            storage.array = xp.concat((storage.array, extra))
+        storage.size_elements = needed
+    t._size = size
+    t._stride = stride
+    t._array_cache = None

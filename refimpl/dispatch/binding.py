@@ -405,14 +405,25 @@ def as_runtime_error(error: SchemaMatchError) -> RuntimeError:
     return RuntimeError(str(error))
 
 
+class NoMatchingSchema(RuntimeError):
+    """No overload of a packet accepts the arguments (torch raises a plain RuntimeError; the
+    subclass lets the torch API layer turn it into the TypeError torch's Python binding
+    raises). It prints as torch's plain RuntimeError.
+    """
+
+
+NoMatchingSchema.__name__ = NoMatchingSchema.__qualname__ = "RuntimeError"
+NoMatchingSchema.__module__ = "builtins"
+
+
 def match_failure(reasons: Sequence[str]) -> RuntimeError:
     """The packet's error when no overload accepts the arguments. Torch: getOpWithStack.
 
     A packet with a single overload raises that overload's own error instead.
     """
     if len(reasons) == 1:
-        return RuntimeError(reasons[0])
-    return RuntimeError(
+        return NoMatchingSchema(reasons[0])
+    return NoMatchingSchema(
         "Overloaded torch operator invoked from Python failed to match any schema:\n"
         + "\n\n".join(reasons)
     )

@@ -250,6 +250,10 @@ class FunctionSchema:
         overload = f".{self.overload_name}" if self.overload_name else ""
         return f"{self.name}{overload}({', '.join(parts)}) -> {result}"
 
+    def __repr__(self) -> str:
+        # torch: torch.FunctionSchema's repr is its schema text, as str() gives it.
+        return str(self)
+
 
 # --- parser ------------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from refimpl.dispatch.overloads import OpNamespace, namespace
 
 # The kernel modules are imported here, so that they register their kernels and so that the
 # namespace lookup below never shadows them.
+from refimpl.ops import arithmetic as arithmetic
 from refimpl.ops import data as data
 from refimpl.ops import pointwise as pointwise
 from refimpl.ops import view as view

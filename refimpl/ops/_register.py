@@ -101,6 +101,14 @@ def defop(schema_text: str) -> OpBlock:
     return OpBlock(op, DISPATCHER.entry(op.name()), spec)
 
 
+def defop_spec(spec: SpecOverload) -> OpBlock:
+    """The block for an overload found in the spec rather than written inline (the in-place
+    and out= companions of a `pointwise` declaration, which are checked to pair with it)."""
+    op: OpOverload = getattr(getattr(namespace(spec.name.partition("::")[0]),
+                                     spec.name.partition("::")[2]), spec.overload or "default")
+    return OpBlock(op, DISPATCHER.entry(op.name()), spec)
+
+
 def registered_overloads() -> list[str]:
     """Qualified names (`aten::add.Tensor`) of every overload with a kernel registered.
 

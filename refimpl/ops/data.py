@@ -12,7 +12,8 @@ from typing import Any
 
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType
-from refimpl._base.scalars import Scalar, convert_scalar
+from refimpl._base.scalars import Scalar, fill_scalar
+from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
 from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import (
@@ -86,6 +87,11 @@ def check_writable(dst: TensorImpl) -> None:
 
 def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
     """Write `src` (broadcast, cast, transferred) into `dst`. Torch: copy_ in Copy.cpp."""
+    dst_backend = dst._storage.backend
+    src_backend = src._storage.backend
+    if dst_backend is not None and src_backend is None:
+        # torch: a meta source has no values for a tensor with data; checked before shapes.
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     shape = broadcast_shapes(dst._size, src._size)
     if shape != dst._size:
         # torch: the broadcast must produce dst's shape.
@@ -94,8 +100,6 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
             f"broadcast shape [{', '.join(map(str, shape))}]"
         )
     check_writable(dst)
-    dst_backend = dst._storage.backend
-    src_backend = src._storage.backend
     if dst_backend is None or src_backend is None:
         dst._version_counter.bump()
         return dst
@@ -112,7 +116,7 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
 def fill_(dst: TensorImpl, value: Scalar) -> TensorImpl:
     """Set every element of `dst` to `value`. Torch: fill_ in Fill.cpp."""
     # torch: fill_ does not check for internal overlap (an expanded tensor fills fine).
-    converted = convert_scalar(value, dst._dtype)
+    converted = fill_scalar(value, dst._dtype, geometry.numel(dst._size))
     backend = dst._storage.backend
     if backend is not None:
         xp = backend.xp

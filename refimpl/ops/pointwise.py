@@ -15,10 +15,10 @@ from refimpl._base.device import device
 from refimpl._base.dtypes import DType, bool_
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
-from refimpl._base.scalars import Scalar, cast_scalar, checked_convert
+from refimpl._base.scalars import Scalar, cast_scalar
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
-from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, from_array
+from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
 from refimpl.ops._register import defop
@@ -158,58 +158,6 @@ def operand_array(
 
 def _shape_of(value: Operand) -> tuple[int, ...]:
     return value._size if isinstance(value, TensorImpl) else ()
-
-
-# --- add ---------------------------------------------------------------------------------
-
-add = defop("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
-
-
-# CompositeExplicitAutograd rather than CPU + Meta: the body reads metadata first and data
-# only when there is some, so it is the Meta kernel as well; a Meta operand still selects
-# this kernel and fails the device check as torch's Meta kernel does.
-@add.kernel(CEA)
-def add_kernel(self: Operand, other: Operand, *, alpha: Scalar) -> Any:
-    """self + alpha * other, broadcast and promoted. Torch: add in BinaryOps.cpp.
-
-    Python numbers (which the binder lets through for add) promote as wrapped numbers.
-    Differs: the result is always contiguous; TensorIterator's stride rules
-    (pytorch-semantics.md §9.4) arrive with the TensorIterator issue (#5).
-    """
-    if (
-        isinstance(self, TensorImpl) and isinstance(other, TensorImpl)
-        and self._dtype is other._dtype
-    ):
-        # Two tensors of one dtype: that dtype is the result type, whatever their dims.
-        dtype = self._dtype
-    else:
-        dtype = result_type_of((_operand_kind(self), _operand_kind(other)))
-    # torch: TensorIteratorBase::build checks shapes (compute_shape), then devices
-    # (compute_types); add's meta function checks alpha after the build.
-    shape = data.broadcast_shapes(_shape_of(self), _shape_of(other))
-    dev, backend = locate("add.Tensor", self, other)
-    if not (alpha == 1 and type(alpha) is int):
-        check_alpha(alpha, dtype)
-    if backend is None:
-        return empty_tensor(shape, dtype, dev, None)
-    # torch: the CPU and CUDA kernels read alpha with Scalar::to<scalar_t>, a checked
-    # conversion (int8 with alpha=2**40 fails, even with no elements); Meta has no kernel.
-    one = alpha == 1 and type(alpha) is int
-    alpha_value = alpha if one else checked_convert(alpha, dtype)
-    xp = backend.xp
-    a = operand_array(self, dtype, backend, shape)
-    b = operand_array(other, dtype, backend, shape)
-    if dtype is bool_:
-        # The Array API defines no add for bool; torch's bool add is logical or.
-        values = xp.logical_or(a, b) if alpha_value else xp.asarray(a, copy=True)
-    else:
-        # torch's kernel always computes self + alpha * other; a complex product is not an
-        # identity even for alpha 1 ((1+0j) * (inf+0j) is inf+nanj), so complex results
-        # multiply always.
-        if dtype.is_complex or not one:
-            b = xp.multiply(b, xp.asarray(alpha_value, dtype=backend_dtype(backend, dtype)))
-        values = xp.add(a, b)
-    return from_array(values, dtype, backend, dev)
 
 
 # --- copy_, fill_ ------------------------------------------------------------------------

@@ -1,0 +1,36 @@
+"""The functions outside the Array API standard that the CuPy backend supplies.
+
+CuPy has the C-library functions; `cupyx.scipy.special` has the special functions (SciPy's
+names). Each entry maps a name of `refimpl.core.backend.EXTENSION_NAMES` to a function of
+CuPy arrays; names CuPy lacks are left out, and refimpl says so when an op needs one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# scipy.special name -> refimpl extension name, for those that differ.
+_SPECIAL_NAMES: dict[str, str] = {
+    "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "erfcx": "erfcx", "gammaln": "lgamma",
+    "psi": "digamma", "polygamma": "polygamma", "zeta": "zeta", "gammainc": "gammainc",
+    "gammaincc": "gammaincc", "i0": "i0", "i0e": "i0e", "i1": "i1", "i1e": "i1e", "k0": "k0",
+    "k0e": "k0e", "k1": "k1", "k1e": "k1e", "j0": "j0", "j1": "j1", "y0": "y0", "y1": "y1",
+    "ndtr": "ndtr", "ndtri": "ndtri", "log_ndtr": "log_ndtr", "multigammaln": "multigammaln",
+    "entr": "entr", "xlogy": "xlogy", "xlog1py": "xlog1py",
+}
+
+
+def cupy_extensions(cupy: Any) -> dict[str, Callable[..., Any]]:
+    """The extension table of the CuPy backend (only what this CuPy has)."""
+    from cupyx.scipy import special
+
+    table: dict[str, Callable[..., Any]] = {
+        "fmod": cupy.fmod, "frexp": cupy.frexp, "ldexp": cupy.ldexp,
+        "nextafter": cupy.nextafter, "sinc": cupy.sinc,
+    }
+    for scipy_name, name in _SPECIAL_NAMES.items():
+        fn = getattr(special, scipy_name, None)
+        if fn is not None:
+            table[name] = fn
+    return table

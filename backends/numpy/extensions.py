@@ -1,0 +1,56 @@
+"""The functions outside the Array API standard that the NumPy backend supplies.
+
+NumPy has the C-library functions (fmod, frexp, ldexp, nextafter); SciPy's `scipy.special`
+has the special functions. Each entry maps a name of `refimpl.core.backend.EXTENSION_NAMES`
+to a function of NumPy arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.special as sc
+
+
+def numpy_extensions() -> dict[str, Callable[..., Any]]:
+    """The extension table of the NumPy backend."""
+    return {
+        "fmod": np.fmod,
+        "frexp": np.frexp,
+        "ldexp": np.ldexp,
+        "nextafter": np.nextafter,
+        "erf": sc.erf,
+        "erfc": sc.erfc,
+        "erfinv": sc.erfinv,
+        "erfcx": sc.erfcx,
+        "lgamma": sc.gammaln,
+        "digamma": sc.psi,
+        "polygamma": sc.polygamma,
+        "zeta": sc.zeta,
+        "gammainc": sc.gammainc,
+        "gammaincc": sc.gammaincc,
+        "i0": sc.i0,
+        "i0e": sc.i0e,
+        "i1": sc.i1,
+        "i1e": sc.i1e,
+        "k0": sc.k0,
+        "k0e": sc.k0e,
+        "k1": sc.k1,
+        "k1e": sc.k1e,
+        "j0": sc.j0,
+        "j1": sc.j1,
+        "y0": sc.y0,
+        "y1": sc.y1,
+        "ndtr": sc.ndtr,
+        "ndtri": sc.ndtri,
+        "log_ndtr": sc.log_ndtr,
+        "airy_ai": lambda x: sc.airy(x)[0],
+        "spherical_j0": lambda x: sc.spherical_jn(0, x),
+        "multigammaln": sc.multigammaln,
+        "sinc": np.sinc,
+        "entr": sc.entr,
+        "xlogy": sc.xlogy,
+        "xlog1py": sc.xlog1py,
+    }

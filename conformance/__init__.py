@@ -1,0 +1,1 @@
+"""The conformance suite: each layer of refimpl held against the installed torch."""

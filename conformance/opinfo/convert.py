@@ -1,0 +1,390 @@
+"""Targets of an OpInfo run: how torch's sample values become the target's, and back.
+
+A *target* is what the OpInfo database runs against: torch itself (the self-check, where
+conversion is an exact copy) or refimpl on one backend. A target converts a SampleInput's
+values (tensors with their strides and storage offset, dtypes, devices, nested containers),
+maps torch's callables to its own (`torch.add` -> `refimpl.add`), and describes its results
+in torch terms (`Observed`) so that one comparison serves every target.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import torch
+
+import refimpl
+from refimpl.core.backend import REGISTRY
+
+TORCH_TARGET = "torch"
+
+
+class NotStored(Exception):
+    """The target cannot hold a dtype of the sample (bfloat16, complex32, float16 on strict)."""
+
+
+class Missing(Exception):
+    """The target lacks the callable a variant needs (`missing: refimpl.exp`)."""
+
+
+class Unconvertible(Exception):
+    """A sample value has no counterpart on the target (a torch.Generator, say)."""
+
+
+# --- exact copies of torch tensors -------------------------------------------------------------
+
+
+def exact_clone(t: torch.Tensor) -> torch.Tensor:
+    """A copy of `t` over a copy of its whole storage: same size, strides and storage offset.
+
+    `Tensor.clone` makes a non-dense input contiguous; an in-place op on the clone would then
+    see other strides than the sample has, so the storage is copied instead.
+    """
+    if t.is_conj() or t.is_neg() or t.layout is not torch.strided:
+        return t.clone()
+    storage = t.untyped_storage().clone()
+    out = torch.empty(0, dtype=t.dtype, device=t.device)
+    out.set_(storage, t.storage_offset(), t.size(), t.stride())
+    return out
+
+
+def storage_extent(t: torch.Tensor) -> int:
+    """Elements of storage `t` reaches: offset + 1 + sum((size - 1) * stride), 0 if empty."""
+    if t.numel() == 0:
+        return t.storage_offset()
+    return t.storage_offset() + 1 + sum((n - 1) * s for n, s in zip(t.size(), t.stride()))
+
+
+# --- what a result looks like, in torch terms ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ObservedTensor:
+    """A result tensor seen from outside: dtype name, size, stride and its values in torch.
+
+    `values` is a contiguous torch tensor (dtype from the same name) built from a host copy,
+    so refimpl's and torch's results compare with torch.testing.assert_close.
+    """
+
+    dtype: str
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    values: torch.Tensor | None
+
+
+Observed = ObservedTensor | tuple["Observed", ...] | list["Observed"] | object
+
+
+def torch_dtype_name(dtype: torch.dtype) -> str:
+    """`float32` for torch.float32."""
+    return str(dtype).removeprefix("torch.")
+
+
+# --- the targets ---------------------------------------------------------------------------------
+
+
+class Target:
+    """What an OpInfo case runs against, and how values cross over to it."""
+
+    name: str
+
+    def activate(self) -> AbstractContextManager[object]:
+        """A context in which the target's tensors are made (refimpl's backend choice)."""
+        return nullcontext()
+
+    def stores(self, dtype: torch.dtype) -> bool:
+        """Whether the target can hold tensors of `dtype`."""
+        raise NotImplementedError
+
+    def convert(self, value: Any) -> Any:
+        """A sample value (tensor, dtype, device, container, Python scalar) on the target."""
+        raise NotImplementedError
+
+    def resolve(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """The target's counterpart of torch callable `fn`; raises Missing if it has none."""
+        raise NotImplementedError
+
+    def is_tensor(self, value: object) -> bool:
+        raise NotImplementedError
+
+    def observe(self, value: Any) -> Observed:
+        """A result of the target as an `Observed` value (tensors become ObservedTensor)."""
+        raise NotImplementedError
+
+
+def observe_torch(value: Any) -> Observed:
+    """Describe a torch result; containers recursively, other values as they are."""
+    if isinstance(value, torch.Tensor):
+        plain = value.resolve_conj().resolve_neg()
+        return ObservedTensor(
+            torch_dtype_name(value.dtype), tuple(value.size()), tuple(value.stride()),
+            plain.detach().clone(memory_format=torch.contiguous_format),
+        )
+    if isinstance(value, tuple):
+        # torch.return_types records are tuples; refimpl's may be plain tuples.
+        return tuple(observe_torch(v) for v in value)
+    if isinstance(value, list):
+        return [observe_torch(v) for v in value]
+    return value
+
+
+class TorchTarget(Target):
+    """torch against itself: every value is an exact copy, every callable itself.
+
+    Any failure here is a bug of the runner (or a non-deterministic OpInfo), never of refimpl,
+    which is why `conformance/xfails/torch.txt` must stay empty.
+    """
+
+    name = TORCH_TARGET
+
+    def stores(self, dtype: torch.dtype) -> bool:
+        return True
+
+    def convert(self, value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return exact_clone(value)
+        if type(value) in (list, tuple):
+            return type(value)(self.convert(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.convert(v) for k, v in value.items()}
+        return value
+
+    def resolve(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return fn
+
+    def is_tensor(self, value: object) -> bool:
+        return isinstance(value, torch.Tensor)
+
+    def observe(self, value: Any) -> Observed:
+        return observe_torch(value)
+
+
+# Tensor classes whose methods map by name to refimpl.Tensor's.
+_TORCH_TENSOR_CLASSES: Final = (torch._C.TensorBase, torch.Tensor)
+
+
+class RefimplTarget(Target):
+    """refimpl with backend `backend` for the sample's device type (cpu)."""
+
+    def __init__(self, backend: str) -> None:
+        self.backend_name = backend
+        self.backend = REGISTRY.get(backend)
+        self.name = backend
+        self.device = refimpl.device(self.backend.device_type)
+        self._stored = {d.name for d in self.backend.array_dtypes}
+
+    @contextmanager
+    def _using(self) -> Iterator[object]:
+        with refimpl.config.using(**{self.backend.device_type: self.backend_name}):
+            yield self
+
+    def activate(self) -> AbstractContextManager[object]:
+        return self._using()
+
+    def stores(self, dtype: torch.dtype) -> bool:
+        return torch_dtype_name(dtype) in self._stored
+
+    def dtype(self, dtype: torch.dtype) -> refimpl.dtype:
+        name = torch_dtype_name(dtype)
+        if name not in self._stored:
+            raise NotStored(f"not stored: {name} on {self.backend_name}")
+        found: refimpl.dtype = getattr(refimpl, name)
+        return found
+
+    def tensor(self, t: torch.Tensor) -> refimpl.Tensor:
+        """A refimpl tensor with `t`'s values, dtype, size, strides and storage offset.
+
+        The storage extent `t` reaches is copied (as a 1-D host array) into a fresh refimpl
+        tensor, which is then `as_strided` like `t`, so non-contiguous samples stay so.
+        """
+        dtype = self.dtype(t.dtype)
+        if t.is_conj() or t.is_neg():
+            t = t.resolve_conj().resolve_neg()
+        t = t.detach()
+        extent = storage_extent(t)
+        flat_torch = torch.as_strided(t, (extent,), (1,), 0)
+        host = np.array(flat_torch.numpy(), copy=True)
+        flat = refimpl.from_numpy(host)
+        if flat.dtype is not dtype:
+            raise Unconvertible(f"from_numpy gave {flat.dtype} for {t.dtype}")
+        if self.device.type != "cpu":
+            flat = flat.to(self.device)
+        out: refimpl.Tensor = flat.as_strided(tuple(t.size()), tuple(t.stride()), t.storage_offset())
+        return out
+
+    def convert(self, value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return self.tensor(value)
+        if isinstance(value, torch.dtype):
+            return self.dtype(value)
+        if isinstance(value, torch.device):
+            return self.device
+        if isinstance(value, torch.Size):
+            return refimpl.Size(value)
+        if type(value) in (list, tuple):
+            return type(value)(self.convert(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.convert(v) for k, v in value.items()}
+        if isinstance(value, (torch.memory_format, torch.layout)):
+            name = str(value).removeprefix("torch.")
+            if not hasattr(refimpl, name):
+                raise Unconvertible(f"missing: refimpl.{name}")
+            return getattr(refimpl, name)
+        if type(value).__module__.split(".")[0] == "torch":
+            raise Unconvertible(f"cannot convert {type(value).__qualname__} to refimpl")
+        if value == "cpu" and isinstance(value, str) and self.device.type != "cpu":
+            return str(self.device)
+        return value
+
+    def resolve(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return resolve_in_refimpl(fn)
+
+    def is_tensor(self, value: object) -> bool:
+        return isinstance(value, refimpl.Tensor)
+
+    def observe(self, value: Any) -> Observed:
+        if isinstance(value, refimpl.Tensor):
+            dtype = value.dtype.name
+            values: torch.Tensor | None = None
+            if hasattr(torch, dtype):
+                # np.ascontiguousarray would turn a 0-d array into a 1-d one.
+                values = torch.from_numpy(np.array(value.numpy(force=True), copy=True, order="C"))
+            return ObservedTensor(dtype, tuple(value.size()), tuple(value.stride()), values)
+        if isinstance(value, torch.Tensor):
+            raise Unconvertible("the target returned a torch.Tensor (the call reached torch)")
+        if isinstance(value, tuple):
+            return tuple(self.observe(v) for v in value)
+        if isinstance(value, list):
+            return [self.observe(v) for v in value]
+        if isinstance(value, refimpl.dtype):
+            return getattr(torch, value.name)
+        return value
+
+
+# --- torch callables -> refimpl callables ---------------------------------------------------
+
+
+def _walk(root: object, path: str) -> Any:
+    obj = root
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _refimpl_path(path: str) -> Any:
+    """`refimpl.<path>`, or Missing naming the first absent piece."""
+    obj: Any = refimpl
+    done = "refimpl"
+    for part in path.split("."):
+        done = f"{done}.{part}"
+        if not hasattr(obj, part):
+            raise Missing(f"missing: {done}")
+        obj = getattr(obj, part)
+    return obj
+
+
+# Python modules whose functions run as they are on refimpl tensors: OpInfo's own lambdas and
+# the operator module (operator.add calls Tensor.__add__).
+_RUN_AS_IS_MODULES: Final = ("torch.testing.", "operator", "_operator")
+
+
+def torch_path(fn: Callable[..., Any]) -> str | None:
+    """The public torch path of `fn` (`special.i0e`, `nn.functional.relu`) if it has one.
+
+    Found by `__module__` and `__name__` for torch's Python functions, and by looking `fn` up
+    under torch's public namespaces for builtins (whose `__module__` is a private one such
+    as `torch._C._special`).
+    """
+    name = getattr(fn, "__name__", None)
+    if name is None:
+        return None
+    module = getattr(fn, "__module__", None) or ""
+    if module.startswith("torch") and not module.startswith("torch._"):
+        path = f"{module.removeprefix('torch').lstrip('.')}.{name}".lstrip(".")
+        try:
+            if _walk(torch, path) is fn:
+                return path
+        except AttributeError:
+            pass
+    for namespace in _PUBLIC_NAMESPACES:
+        candidates = (name, name.removeprefix(namespace.replace(".", "_") + "_"))
+        for candidate in candidates:
+            path = f"{namespace}.{candidate}".lstrip(".")
+            try:
+                if _walk(torch, path) is fn:
+                    return path
+            except AttributeError:
+                continue
+    return None
+
+
+_PUBLIC_NAMESPACES: Final = ("", "special", "nn.functional", "linalg", "fft")
+
+
+def resolve_in_refimpl(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """refimpl's counterpart of a torch callable from an OpInfo.
+
+    - a Tensor method (`torch.Tensor.add`, `Tensor.__radd__`): `refimpl.Tensor.<name>`;
+    - an `aten` overload or packet: `refimpl.ops.aten.<op>[.<overload>]`;
+    - a public torch function (`torch.add`, `torch.special.i0e`): the same path in refimpl;
+    - a function of torch's testing modules (OpInfo lambdas) or of `operator`: itself.
+    """
+    objclass = getattr(fn, "__objclass__", None)
+    qualname = getattr(fn, "__qualname__", "") or ""
+    module = getattr(fn, "__module__", None) or ""
+    if objclass in _TORCH_TENSOR_CLASSES or (
+        module == "torch._tensor" and qualname.startswith("Tensor.")
+    ):
+        name = fn.__name__
+        if not hasattr(refimpl.Tensor, name):
+            raise Missing(f"missing: refimpl.Tensor.{name}")
+        method: Callable[..., Any] = getattr(refimpl.Tensor, name)
+        return method
+    if isinstance(fn, torch._ops.OpOverload):
+        packet, _, overload = fn.name().removeprefix("aten::").partition(".")
+        return _refimpl_path(f"ops.aten.{packet}.{overload or 'default'}")  # type: ignore[no-any-return]
+    if isinstance(fn, torch._ops.OpOverloadPacket):
+        return _refimpl_path(f"ops.aten.{fn._qualified_op_name.removeprefix('aten::')}")  # type: ignore[no-any-return]
+    if module.startswith(_RUN_AS_IS_MODULES) or fn in _OPERATOR_FUNCTIONS:
+        return fn
+    path = torch_path(fn)
+    if path is None:
+        raise Missing(f"unmapped torch callable {module}.{qualname or fn!r}")
+    return _refimpl_path(path)  # type: ignore[no-any-return]
+
+
+_OPERATOR_FUNCTIONS: Final = frozenset(
+    getattr(operator, n) for n in dir(operator) if not n.startswith("_")
+)
+
+
+def make_target(name: str) -> Target:
+    """The target called `name`: "torch", or a refimpl backend from REGISTRY.names()."""
+    if name == TORCH_TARGET:
+        return TorchTarget()
+    if name not in REGISTRY.names():
+        raise ValueError(
+            f"unknown target {name!r}; choose torch or a backend: {', '.join(REGISTRY.names())}"
+        )
+    return RefimplTarget(name)
+
+
+def target_names() -> list[str]:
+    return [TORCH_TARGET, *REGISTRY.names()]
+
+
+def all_values(value: Any) -> Iterator[Any]:
+    """Every leaf of a nested sample value (containers flattened, dicts by value)."""
+    if type(value) in (list, tuple):
+        for v in value:
+            yield from all_values(v)
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from all_values(v)
+    else:
+        yield value

@@ -1,0 +1,51 @@
+"""PyTorch's OpInfo database against refimpl: one test per (OpInfo, variant) of the CI selection.
+
+Each test runs every dtype the OpInfo supports on the CPU with the first few samples (all of
+them with REFIMPL_OPINFO_FULL=1) on the backend named by REFIMPL_BACKEND_CPU (default numpy),
+and judges the cases against `conformance/xfails/<backend>.txt`: an unlisted failure or a
+listed case that passes fails the test; listed failures make it xfail. `refimpl conformance`
+runs the same cases with a summary table.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+import pytest
+from torch.testing._internal.opinfo.core import OpInfo
+
+from conformance.opinfo import runner, select, xfails
+from conformance.opinfo.convert import make_target
+
+BACKEND: Final = os.environ.get("REFIMPL_BACKEND_CPU", "numpy")
+TARGET: Final = make_target(BACKEND)
+EXPECTED: Final = xfails.XfailList.load(BACKEND)
+MAX_SAMPLES: Final = runner.max_samples_from_env()
+
+PAIRS: Final = [(op, variant) for op in select.select() for variant in select.variants_of(op)]
+
+
+@pytest.mark.parametrize(
+    ("op", "variant"), PAIRS, ids=[f"{select.full_name(op)}-{v.value}" for op, v in PAIRS]
+)
+def test_opinfo(op: OpInfo, variant: select.Variant) -> None:
+    results = runner.run_variant(op, variant, TARGET, MAX_SAMPLES)
+    verdicts = [(result, EXPECTED.verdict(result)) for result in results]
+    errors = [
+        f"{'XPASS (remove it from the list)' if v is xfails.Verdict.XPASS else 'FAIL'}: "
+        f"{r.case.id}: {r.reason}"
+        for r, v in verdicts if v.is_error
+    ]
+    if errors:
+        pytest.fail("\n".join(errors), pytrace=False)
+    xfailed = [f"{r.case.dtype}: {r.reason}" for r, v in verdicts if v is xfails.Verdict.XFAIL]
+    if xfailed:
+        pytest.xfail(f"{len(xfailed)} listed failure(s), e.g. {xfailed[0]}")
+    if all(v is xfails.Verdict.SKIP for _, v in verdicts):
+        pytest.skip(f"every case skipped, e.g. {results[0].reason if results else 'no dtypes'}")
+
+
+def test_torch_lists_no_expected_failures() -> None:
+    """torch against itself must pass every case: its list is the runner's self-check."""
+    assert xfails.XfailList.load("torch").entries == []

@@ -1,0 +1,112 @@
+"""Pickling and deep-copying tensors: what survives, and which tensors still share storage.
+
+Torch: Tensor.__reduce_ex__ and Tensor.__deepcopy__ (torch/_tensor.py) over
+torch._utils._rebuild_tensor_v2. Both keep a tensor's whole storage with its size, stride and
+storage offset (a view comes back with its strides and offset, but as a plain tensor: no
+`_base`), its dtype, device and `requires_grad`. They differ in sharing and gradients:
+
+- `pickle` rebuilds every tensor over its own copy of the storage, even two views pickled in
+  one object (plain pickle has no storage memo; torch.save has one), and drops `.grad`.
+- `copy.deepcopy` copies each storage once per memo, so views of one base deep-copied
+  together share the new storage, as they shared the old one; `.grad` is deep-copied too,
+  and only leaves can be deep-copied.
+
+A rebuilt tensor's version counter reads 1, as torch's do (its `set_` on the new storage
+counts as a write).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from refimpl._base.device import device
+from refimpl._base.dtypes import BY_NAME, DType
+from refimpl.core.config import config
+from refimpl.core.storage import Storage
+from refimpl.core.tensor import TensorImpl, make_tensor
+
+
+def _rebuilt(
+    cls: type[TensorImpl], storage: Storage, size: tuple[int, ...], stride: tuple[int, ...],
+    offset: int, dtype: DType, requires_grad: bool,
+) -> Any:
+    t = make_tensor(storage, size, stride, offset, dtype, cls=cls)
+    t._version_counter.version = 1  # torch: set_ onto the new storage bumps the version
+    t._requires_grad = requires_grad
+    return t
+
+
+# --- pickle ------------------------------------------------------------------------------
+
+
+def reduce_tensor(t: TensorImpl) -> tuple[Any, tuple[Any, ...]]:
+    """What `pickle` stores for `t`: the storage's values on the host and the view geometry.
+
+    Torch: Tensor.__reduce_ex__ (_reduce_ex_internal in torch/_tensor.py), which stores the
+    storage and calls torch._utils._rebuild_tensor_v2 on load.
+    """
+    storage = t._storage
+    backend = storage.backend
+    host = None if backend is None or storage.array is None else backend.to_host(storage.array)
+    return rebuild_tensor, (
+        type(t), host, storage.size_elements, str(storage.device), t._dtype.name,
+        t._size, t._stride, t._storage_offset, t._requires_grad,
+    )
+
+
+def rebuild_tensor(
+    cls: type[TensorImpl], host: Any, size_elements: int, device_name: str, dtype_name: str,
+    size: tuple[int, ...], stride: tuple[int, ...], offset: int, requires_grad: bool,
+) -> Any:
+    """A tensor from what `reduce_tensor` stored, on the backend now configured for its device.
+
+    Torch: torch._utils._rebuild_tensor_v2.
+    """
+    dev = device(device_name)
+    dtype = BY_NAME[dtype_name]
+    if dev.type == "meta" or host is None:
+        storage = Storage(None, size_elements, dtype, dev, None)
+    else:
+        backend = config.backends.resolve(dev.type)
+        array = backend.xp.asarray(backend.from_host(host), copy=True)
+        storage = Storage(array, size_elements, dtype, dev, backend)
+    return _rebuilt(cls, storage, tuple(size), tuple(stride), offset, dtype, requires_grad)
+
+
+# --- copy.deepcopy -------------------------------------------------------------------------
+
+
+def deepcopy_tensor(t: TensorImpl, memo: dict[int, Any]) -> Any:
+    """A copy of `t` over a copy of its storage, made once per storage in `memo`.
+
+    Torch: Tensor.__deepcopy__ in torch/_tensor.py (the storage goes through
+    TypedStorage._deepcopy with the same memo, so aliases stay aliases).
+    """
+    if id(t) in memo:
+        return memo[id(t)]
+    if t.grad_fn is not None:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+            "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+            "be because of a torch.nn.utils.weight_norm usage, see "
+            "https://github.com/pytorch/pytorch/pull/103001"
+        )
+    storage = t._storage
+    new_storage = memo.get(id(storage))
+    if new_storage is None:
+        backend = storage.backend
+        array = None if storage.array is None or backend is None else backend.xp.asarray(
+            storage.array, copy=True
+        )
+        new_storage = Storage(array, storage.size_elements, storage.dtype, storage.device, backend)
+        memo[id(storage)] = new_storage
+        # Keep the old storage alive while the memo holds its id (copy._keep_alive does so).
+        memo.setdefault(id(memo), []).append(storage)
+    out = _rebuilt(
+        type(t), new_storage, t._size, t._stride, t._storage_offset, t._dtype,
+        t._requires_grad,
+    )
+    memo[id(t)] = out
+    if t._grad is not None:
+        out._grad = deepcopy_tensor(t._grad, memo)
+    return out

@@ -1,0 +1,527 @@
+"""TensorIterator: the broadcast shape, dtypes, device and output layout of an elementwise op.
+
+Torch: TensorIteratorBase::build (aten/src/ATen/TensorIterator.cpp) and the builders the
+structured kernels' meta functions call (build_borrowing_binary_op, build_comparison_op, ...).
+`plan` decides everything that depends only on the operands' metadata (dtypes, shapes,
+strides, devices, scalar kinds) and caches the answer, so a repeated call decides nothing
+twice; `run` then computes with the backend's Array API namespace and writes the result into
+a new tensor laid out as torch lays it out, or into `out` / `self`. See Note [Output layout of
+elementwise ops] in core/layout.py.
+"""
+
+from __future__ import annotations
+
+import enum
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from refimpl._base import promotion
+from refimpl._base.device import device
+from refimpl._base.dtypes import DType, bool_
+from refimpl._base.promotion import OperandKind, can_cast, get_default_dtype, result_type_of
+from refimpl._base.scalars import cast_scalar
+from refimpl.core import layout
+from refimpl.core import strides as geometry
+from refimpl.core.backend import Array, Backend
+from refimpl.core.config import config
+from refimpl.core.tensor import (
+    TensorImpl,
+    array_of,
+    backend_dtype,
+    resize_for_output,
+    tensor_over,
+    write_array,
+)
+from refimpl.ops import data
+
+Operand = TensorImpl | bool | int | float | complex
+Shape = tuple[int, ...]
+_CPU: Final = device("cpu")
+
+
+class ResultDtype(enum.Enum):
+    """The dtype of a result the iterator allocates, given the common dtype.
+
+    Torch: declare_static_dtype (comparisons: bool) or the common dtype; TO_REAL is
+    unary_op_impl_with_complex_to_float (abs, angle of complex give real results).
+    """
+
+    COMMON = enum.auto()
+    BOOL = enum.auto()
+    TO_REAL = enum.auto()
+
+    __hash__ = object.__hash__
+
+
+@dataclass(frozen=True, slots=True)
+class IterConfig:
+    """The flags an op's meta function sets on its iterator. Torch: TensorIteratorConfig."""
+
+    promote_inputs_to_common_dtype: bool = False
+    promote_integer_inputs_to_float: bool = False
+    cast_common_dtype_to_outputs: bool = False
+    enforce_safe_casting_to_output: bool = False
+    check_all_same_dtype: bool = True
+    allow_cpu_scalars: bool = False
+    check_mem_overlap: bool = True
+    result: ResultDtype = ResultDtype.COMMON
+    """The dtype of an allocated output (`out=` keeps its own)."""
+    cast_bool_to_outputs: bool = False
+    """Comparisons: cast the bool result into a non-bool `out` (Note [special-case bool outputs])."""
+
+
+class Builder(enum.Enum):
+    """The TensorIterator builders of torch's structured kernels, by their torch names."""
+
+    BINARY_OP = enum.auto()  # add, sub, mul, maximum, bitwise_*, remainder, ...
+    BINARY_FLOAT_OP = enum.auto()  # div (true), atan2, hypot, logaddexp, ...
+    COMPARISON_OP = enum.auto()  # eq, ne, lt, le, gt, ge, logical_* (functional: bool)
+    UNARY_OP = enum.auto()  # neg, abs, sign, floor, bitwise_not, ... (no promotion)
+    UNARY_FLOAT_OP = enum.auto()  # exp, sin, sqrt, sigmoid, ... (integers compute as float)
+    UNARY_FORCE_BOOLEAN_OP = enum.auto()  # signbit, isposinf, ... (always bool)
+    TERNARY_OP = enum.auto()  # addcmul, addcdiv, lerp, where-like n-ary ops
+
+    __hash__ = object.__hash__
+
+
+# torch: the builders in aten/src/ATen/TensorIterator.cpp. Comparison ops with a bool `out`
+# (or none) do not cast; see ResultDtype.BOOL and `cast_bool_to_outputs`.
+CONFIGS: Final[dict[Builder, IterConfig]] = {
+    Builder.BINARY_OP: IterConfig(
+        promote_inputs_to_common_dtype=True, cast_common_dtype_to_outputs=True,
+        enforce_safe_casting_to_output=True, check_all_same_dtype=False, allow_cpu_scalars=True,
+    ),
+    Builder.BINARY_FLOAT_OP: IterConfig(
+        promote_inputs_to_common_dtype=True, promote_integer_inputs_to_float=True,
+        cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True,
+        check_all_same_dtype=False, allow_cpu_scalars=True,
+    ),
+    Builder.COMPARISON_OP: IterConfig(
+        promote_inputs_to_common_dtype=True, check_all_same_dtype=False, allow_cpu_scalars=True,
+        result=ResultDtype.BOOL, cast_bool_to_outputs=True,
+    ),
+    Builder.UNARY_OP: IterConfig(),
+    Builder.UNARY_FLOAT_OP: IterConfig(
+        promote_inputs_to_common_dtype=True, promote_integer_inputs_to_float=True,
+        cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True,
+        check_all_same_dtype=False,
+    ),
+    Builder.UNARY_FORCE_BOOLEAN_OP: IterConfig(
+        check_all_same_dtype=False, result=ResultDtype.BOOL, cast_bool_to_outputs=True,
+    ),
+    Builder.TERNARY_OP: IterConfig(
+        promote_inputs_to_common_dtype=True, cast_common_dtype_to_outputs=True,
+        enforce_safe_casting_to_output=True, check_all_same_dtype=False, allow_cpu_scalars=True,
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What TensorIterator decided for one combination of operand metadata."""
+
+    shape: Shape
+    common_dtype: DType
+    """The dtype inputs are cast to and the kernel computes in (torch: common_dtype())."""
+    kernel_dtype: DType
+    """The dtype of the kernel's result (bool for comparisons, real for TO_REAL)."""
+    output_dtype: DType
+    """The dtype of the result tensor: an allocated output's, or `out`'s own."""
+    device: device
+    backend: Backend | None
+    """None for meta tensors: shapes and dtypes only."""
+    order: Shape | None
+    """Dims fastest first when the result is not row-major (torch: perm_); None: row-major."""
+    out_stride: Shape
+    """Strides (elements) of an allocated or resized output."""
+    resize: bool
+    """`out` must be resized to `shape` (it had another shape)."""
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+def _format_shape(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def broadcast_all(shapes: Sequence[Shape]) -> Shape:
+    """The broadcast of every shape, with torch's error. Torch: compute_shape (infer_size)."""
+    result: Shape | None = None
+    for shape in shapes:
+        result = shape if result is None else data.broadcast_shapes(result, shape)
+    return () if result is None else result
+
+
+def _check_overlaps(out: TensorImpl, inputs: Sequence[Operand]) -> None:
+    # torch: compute_mem_overlaps (assert_no_internal_overlap, assert_no_partial_overlap).
+    if layout.has_internal_overlap(out._size, out._stride):
+        raise RuntimeError(layout.INTERNAL_OVERLAP_MESSAGE)
+    for value in inputs:
+        if (
+            isinstance(value, TensorImpl) and value is not out
+            and value._storage is out._storage
+            and _overlap(out, value) is layout.Overlap.PARTIAL
+        ):
+            raise RuntimeError(layout.PARTIAL_OVERLAP_MESSAGE)
+
+
+def _overlap(a: TensorImpl, b: TensorImpl) -> layout.Overlap:
+    # torch: get_overlap_status in MemoryOverlap.cpp (same storage assumed).
+    a_n, b_n = geometry.numel(a._size), geometry.numel(b._size)
+    if a_n == 0 or b_n == 0:
+        return layout.Overlap.NO
+    dense = geometry.is_non_overlapping_and_dense
+    if not dense(a._size, a._stride) or not dense(b._size, b._stride):
+        return layout.Overlap.TOO_HARD
+    a_begin, b_begin = a._storage_offset, b._storage_offset
+    a_end, b_end = a_begin + a_n, b_begin + b_n
+    if a_begin == b_begin and a_end == b_end:
+        return layout.Overlap.FULL if a._stride == b._stride else layout.Overlap.PARTIAL
+    if a_begin < b_end and b_begin < a_end:
+        return layout.Overlap.PARTIAL
+    return layout.Overlap.NO
+
+
+# --- building a plan -----------------------------------------------------------------------
+
+
+def _operand_key(value: Operand) -> object:
+    if isinstance(value, TensorImpl):
+        storage = value._storage
+        return (value._dtype, value._size, value._stride, storage.device, storage.backend)
+    kind = type(value)
+    if kind is int and not -(2**63) <= value <= 2**63 - 1:  # type: ignore[operator]  # an int
+        return value  # uint64-range ints promote differently; key on the value
+    return kind
+
+
+_PLANS: dict[tuple[object, ...], Plan] = {}
+
+
+def plan(
+    iter_config: IterConfig,
+    inputs: Sequence[Operand],
+    out: TensorImpl | None,
+) -> Plan:
+    """TensorIterator's decisions for these operands, cached by their metadata.
+
+    Torch: TensorIteratorBase::build. Errors come in torch's order: memory overlap, shape,
+    output shape, then dtypes and devices (compute_types). `out` is the `out=` tensor or, for
+    an in-place op, `self` (which is also the first input).
+    """
+    if out is not None and iter_config.check_mem_overlap:
+        _check_overlaps(out, inputs)
+    key = (
+        iter_config,
+        None if out is None else _operand_key(out),
+        out is not None and any(out is v for v in inputs),
+        get_default_dtype(),
+        *[_operand_key(v) for v in inputs],
+    )
+    found = _PLANS.get(key)
+    if found is None:
+        found = _build(iter_config, inputs, out)
+        if len(_PLANS) > 8192:
+            _PLANS.clear()
+        _PLANS[key] = found
+    return found
+
+
+def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl | None) -> Plan:
+    tensors = [v for v in inputs if isinstance(v, TensorImpl)]
+    shape = broadcast_all([t._size for t in tensors])
+    is_inplace = out is not None and any(out is v for v in inputs)
+    resize = False
+    if out is not None and out._size != shape:
+        if is_inplace:
+            # torch: mark_resize_outputs; an input that is also the output cannot broadcast.
+            raise RuntimeError(
+                f"output with shape {_format_shape(out._size)} doesn't match the broadcast "
+                f"shape {_format_shape(shape)}"
+            )
+        resize = True
+    common, kernel_dtype, output_dtype = _dtypes(iter_config, inputs, out)
+    dev, backend = _device(iter_config, inputs, out)
+    order, out_stride = _layout(shape, inputs, out, resize, output_dtype)
+    return Plan(shape, common, kernel_dtype, output_dtype, dev, backend, order, out_stride, resize)
+
+
+def _kind(value: Operand) -> tuple[DType, OperandKind]:
+    if isinstance(value, TensorImpl):
+        return value._dtype, (OperandKind.DIMENSIONED if value._size else OperandKind.ZERO_DIM)
+    return promotion.scalar_dtype(value), OperandKind.WRAPPED
+
+
+def _dtypes(
+    iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl | None
+) -> tuple[DType, DType, DType]:
+    """(common, kernel result, output) dtypes. Torch: TensorIteratorBase::compute_types."""
+    kinds = [_kind(v) for v in inputs]
+    first = kinds[0][0]
+    common = first
+    if any(dtype is not first for dtype, _ in kinds) or all(
+        kind is OperandKind.WRAPPED for _, kind in kinds
+    ):
+        if iter_config.promote_inputs_to_common_dtype:
+            common = result_type_of(kinds)
+        elif iter_config.check_all_same_dtype:
+            different = next(dtype for dtype, _ in kinds if dtype is not first)
+            raise RuntimeError(
+                f"Found dtype {different.scalar_name} but expected {first.scalar_name}"
+            )
+    if out is not None and iter_config.check_all_same_dtype and out._dtype is not common:
+        raise RuntimeError(
+            f"Found dtype {out._dtype.scalar_name} but expected {common.scalar_name}"
+        )
+    if iter_config.promote_integer_inputs_to_float and not (
+        common.is_floating_point or common.is_complex
+    ):
+        common = get_default_dtype()
+    result_rule = iter_config.result
+    if result_rule is ResultDtype.BOOL:
+        kernel_dtype = bool_
+    elif result_rule is ResultDtype.TO_REAL:
+        kernel_dtype = common.to_real()
+    else:
+        kernel_dtype = common
+    if out is None:
+        return common, kernel_dtype, kernel_dtype
+    if iter_config.enforce_safe_casting_to_output and not can_cast(common, out._dtype):
+        raise RuntimeError(
+            f"result type {common.scalar_name} can't be cast to the desired output type "
+            f"{out._dtype.scalar_name}"
+        )
+    # torch: unary_op_impl_with_complex_to_float_out.
+    if (
+        result_rule is ResultDtype.TO_REAL and common.is_complex
+        and not out._dtype.is_complex and not can_cast(kernel_dtype, out._dtype)
+    ):
+        raise RuntimeError(
+            f"result type {kernel_dtype.scalar_name} can't be cast to the desired output "
+            f"type {out._dtype.scalar_name}"
+        )
+    return common, kernel_dtype, out._dtype
+
+
+def _device(
+    iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl | None
+) -> tuple[device, Backend | None]:
+    """The common device and backend. Torch: compute_types (first non-CPU device wins; one
+    0-dim CPU input may join another device when the op allows CPU scalars)."""
+    tensors: list[TensorImpl] = ([] if out is None else [out]) + [
+        v for v in inputs if isinstance(v, TensorImpl) and v is not out
+    ]
+    if not tensors:
+        return _CPU, config.backends.resolve("cpu")
+    first = tensors[0]._storage
+    if all(t._storage.device == first.device and t._storage.backend is first.backend
+           for t in tensors):
+        return first.device, first.backend
+    devices = [t._storage.device for t in tensors]
+    if any(d.type == "meta" for d in devices):
+        return _meta_mix(inputs, out)
+    common = next((d for d in devices if d.type != "cpu"), _CPU)
+    cpu_scalars = 0
+    for t in tensors:
+        dev = t._storage.device
+        if (
+            common.type != "cpu" and iter_config.allow_cpu_scalars and t is not out
+            and not t._size and dev.type == "cpu"
+        ):
+            cpu_scalars += 1
+            if cpu_scalars > 1:
+                raise RuntimeError("Trying to pass too many CPU scalars to non-CPU kernel!")
+        elif dev != common:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {common} and {dev}!"
+            )
+    backend = _common_backend(tensors, common)
+    return common, backend
+
+
+def _meta_mix(inputs: Sequence[Operand], out: TensorImpl | None) -> tuple[device, None]:
+    # torch: meta operands mixed with others run the Python meta kernels, whose device check
+    # is check_same_device in torch/_prims_common (0-dim CPU tensors may join), then the out=
+    # wrapper's copy check (torch/_prims_common/wrappers.py).
+    expected: device | None = None
+    for value in inputs:
+        if not isinstance(value, TensorImpl):
+            continue
+        dev = value._storage.device
+        if not value._size and dev.type == "cpu":
+            continue
+        if expected is None:
+            expected = dev
+        elif dev != expected:
+            raise RuntimeError(f"Tensor on device {dev} is not on the expected device {expected}!")
+    result = expected if expected is not None else _CPU
+    if out is not None and out._storage.device != result:
+        raise RuntimeError(
+            f"Attempting to copy from device {result} to device {out._storage.device}, but "
+            "cross-device copies are not allowed!"
+        )
+    return result, None
+
+
+def _common_backend(tensors: Sequence[TensorImpl], dev: device) -> Backend | None:
+    """The backend holding the operands on `dev`.
+
+    Differs: torch has one library per device; refimpl can hold CPU tensors of two backends
+    (`config.using(cpu=...)`), and an op never converts between them silently.
+    """
+    found: Backend | None = None
+    for t in tensors:
+        backend = t._storage.backend
+        if t._storage.device != dev or backend is None:
+            continue
+        if found is None:
+            found = backend
+        elif backend is not found:
+            raise RuntimeError(
+                f"refimpl: an op got tensors held by two different backends, '{found.name}' "
+                f"and '{backend.name}', on device {dev}; move one with .to() after changing "
+                "refimpl.config.backends"
+            )
+    return found
+
+
+def _layout(
+    shape: Shape, inputs: Sequence[Operand], out: TensorImpl | None, resize: bool,
+    output_dtype: DType,
+) -> tuple[Shape | None, Shape]:
+    """(dim order or None for row-major, strides of an allocated output).
+
+    Torch: fast_set_up, compute_strides, reorder_dimensions, allocate_or_resize_outputs.
+    See Note [Output layout of elementwise ops].
+    """
+    ndim = len(shape)
+    contiguous = geometry.contiguous_strides(shape)
+    if ndim <= 1:
+        return None, contiguous
+    # Operands in torch's order: the output first (unless it is resized), then the inputs.
+    voting: list[TensorImpl] = []
+    if out is not None and not resize:
+        voting.append(out)
+    voting.extend(v for v in inputs if isinstance(v, TensorImpl) and v is not out)
+    if all(t._size == shape for t in voting) and voting:
+        fast = layout.fast_setup([(t._size, t._stride) for t in voting])
+        if fast is layout.FastSetup.CONTIGUOUS:
+            return None, contiguous
+        if fast is layout.FastSetup.CHANNELS_LAST:
+            stride = layout.channels_last_strides(shape)
+            return _order_of(shape, stride), stride
+        if fast is layout.FastSetup.NON_OVERLAPPING_DENSE:
+            stride = voting[-1]._stride
+            return _order_of(shape, stride), stride
+    byte_strides = [
+        tuple(s * t._dtype.itemsize for s in layout.broadcast_strides(t._size, t._stride, shape))
+        for t in voting
+    ]
+    order = layout.iteration_order(shape, byte_strides)
+    if layout.is_inverted(order):
+        return None, contiguous
+    return order, layout.strides_in_order(shape, order)
+
+
+def _order_of(shape: Shape, stride: Shape) -> Shape | None:
+    # The dims fastest first for dense strides (ties: later dims are faster).
+    order = tuple(sorted(range(len(shape)), key=lambda d: (stride[d], -d)))
+    return None if layout.is_inverted(order) else order
+
+
+# --- running -------------------------------------------------------------------------------
+
+Kernel = Callable[..., Array]
+
+
+def operand_array(value: Operand, dtype: DType, backend: Backend) -> Array:
+    """An operand as an array of `backend` in the computation dtype (not broadcast).
+
+    A Python number (a wrapped number) is cast unchecked, as torch casts it: int8_tensor + 200
+    computes with -56.
+    """
+    xp = backend.xp
+    if isinstance(value, TensorImpl):
+        source = value._storage.backend
+        array = array_of(value)
+        if source is not backend and source is not None:
+            array = data.transfer(array, source, backend)
+        if value._dtype is not dtype:
+            array = data.cast_array(xp, array, value._dtype, dtype, backend)
+        return array
+    return xp.asarray(cast_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
+
+
+def run(
+    p: Plan,
+    kernel: Kernel,
+    inputs: Sequence[Operand],
+    out: TensorImpl | None,
+    extra: dict[str, Any],
+) -> Any:
+    """Compute `kernel(xp, *arrays, **extra)` and return the result tensor (or `out`).
+
+    The arrays arrive cast to the common dtype and, when the result is not row-major, with
+    their dims permuted into the result's memory order, so the kernel's row-major result is
+    already laid out as torch lays it out (no copy).
+    """
+    backend = p.backend
+    if out is not None and p.resize:
+        _warn_resize(out, p.shape)
+        resize_for_output(out, p.shape, p.out_stride)
+    if backend is None:
+        if out is not None:
+            out._version_counter.bump()
+            return out
+        return tensor_over(None, p.shape, p.out_stride, p.output_dtype, p.device, None)
+    xp = backend.xp
+    common = p.common_dtype
+    arrays = [operand_array(v, common, backend) for v in inputs]
+    order = p.order
+    shape = p.shape
+    if order is not None:
+        axes = tuple(reversed(order))
+        arrays = [
+            xp.permute_dims(xp.broadcast_to(a, shape), axes) if a.ndim else a for a in arrays
+        ]
+        shape = tuple(shape[d] for d in axes)
+    result = kernel(xp, *arrays, **extra)
+    if tuple(result.shape) != shape:
+        result = xp.broadcast_to(result, shape)
+    if p.output_dtype is not p.kernel_dtype:
+        result = data.cast_array(xp, result, p.kernel_dtype, p.output_dtype, backend)
+    if out is None:
+        return tensor_over(result, p.shape, p.out_stride, p.output_dtype, p.device, backend)
+    if order is not None:
+        result = xp.permute_dims(result, _inverse(axes))
+    write_array(out, result)
+    # Differs: torch bumps versions in the ADInplaceOrView kernel; until autograd arrives
+    # (issue 12) the kernel bumps.
+    out._version_counter.bump()
+    return out
+
+
+def _inverse(axes: Shape) -> Shape:
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
+
+
+def _warn_resize(out: TensorImpl, shape: Shape) -> None:
+    # torch: resize_output in aten/src/ATen/native/Resize.cpp; empty outputs resize silently.
+    if geometry.numel(out._size) != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{_format_shape(out._size)}, which does not match the required output shape "
+            f"{_format_shape(shape)}. This behavior is deprecated, and in a future PyTorch "
+            "release outputs will not be resized unless they have zero elements. You can "
+            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+            "t.resize_(0).",
+            UserWarning,
+            stacklevel=5,
+        )

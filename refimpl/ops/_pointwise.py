@@ -1,0 +1,259 @@
+"""`pointwise`: one declaration registers an elementwise op's functional, in-place and out= forms.
+
+Torch: a structured kernel family of native_functions.yaml (`add.Tensor`, `add_.Tensor`,
+`add.out` sharing one meta function and one kernel), with its Scalar overloads. What an op
+declares is only what differs between ops: its schema, its TensorIterator builder (how dtypes
+promote), its Array API expression per dtype group, the checks its meta function makes, and
+(from spec/kernel_dtypes.json, extracted from torch) which dtypes torch's CPU kernel accepts and
+torch's error for the others. Everything shared (broadcasting, promotion, devices, layout,
+`out=` resizing and casting, overlap checks) is TensorIterator's, in `_iterator.py`.
+
+    add = pointwise("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+                    Builder.BINARY_OP, scalar=("add.Scalar(...) -> Tensor",))
+
+    @add.compute
+    def add_compute(xp, self, other, *, alpha): ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Final, TypeVar
+
+from refimpl._base.dtypes import DType
+from refimpl._base.keys import DispatchKey
+from refimpl._base.spec import SpecOverload, kernel_dtype_facts, spec_overloads
+from refimpl.core.tensor import TensorImpl
+from refimpl.dispatch.schema import Argument, FunctionSchema, parse_schema
+from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Kernel, Plan, plan, run
+from refimpl.ops._register import OpBlock, defop, defop_spec
+
+F = TypeVar("F", bound=Callable[..., Any])
+Check = Callable[..., Any]
+ConfigChoice = Callable[[dict[str, Any]], IterConfig]
+"""Picks the iterator config from the non-operand arguments (div's rounding_mode)."""
+
+# torch: structured kernels register per backend; one body serves CPU, CUDA and Meta here
+# because TensorIterator answers Meta from metadata alone.
+_BACKEND_KEYS: Final = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
+
+# torch: the exception types of the TORCH_CHECK variants a dtype error may come from.
+_ERRORS: Final[dict[str, type[Exception]]] = {
+    "RuntimeError": RuntimeError,
+    "NotImplementedError": NotImplementedError,
+    "TypeError": TypeError,
+    "ValueError": ValueError,
+    "IndexError": IndexError,
+}
+
+
+def _signature(args: Iterable[Argument]) -> tuple[tuple[str, str], ...]:
+    return tuple((a.name, str(a.type)) for a in args)
+
+
+def _related(functional: FunctionSchema) -> tuple[SpecOverload | None, SpecOverload | None]:
+    """The in-place (`name_`) and out= overloads torch pairs with a functional overload.
+
+    Torch: structured kernel groups in native_functions.yaml; matched here by argument list,
+    since names vary (pow.Tensor_Scalar pairs with pow_.Scalar and pow.Tensor_Scalar_out).
+    """
+    base = functional.name
+    wanted = _signature(functional.arguments)
+    inplace = out = None
+    for item in spec_overloads().get(base + "_", ()):
+        if _signature(parse_schema(item.schema).arguments) == wanted:
+            inplace = item
+    for item in spec_overloads().get(base, ()):
+        schema = parse_schema(item.schema)
+        args = schema.arguments
+        outs = [a for a in args if a.kwarg_only and a.is_write]
+        if outs and _signature(a for a in args if not (a.kwarg_only and a.is_write)) == wanted:
+            out = item
+    return inplace, out
+
+
+class PointwiseOp:
+    """An elementwise op family: its overloads, its iterator config and its kernels.
+
+    Torch: one structured kernel group (functional, in-place, out) and its Scalar overloads.
+    `operands` are the schema arguments TensorIterator iterates over (tensors and the Scalar
+    of a Scalar overload); the other arguments reach checks and kernels by name.
+    """
+
+    def __init__(
+        self, block: OpBlock, iter_config: IterConfig | ConfigChoice, operands: tuple[str, ...],
+    ) -> None:
+        self.block = block
+        self.name = block.op._schema.name.partition("::")[2]
+        self._config = iter_config
+        self.operands = operands
+        self.blocks: list[OpBlock] = []
+        self._kernels: dict[DType, Kernel] = {}
+        self._default_kernel: Kernel | None = None
+        self._checks: list[Check] = []
+        self._prechecks: list[Check] = []
+        facts = kernel_dtype_facts(block.op._schema.name, block.op._schema.overload_name)
+        self._accepted = None if facts is None else facts.accepted
+        self._errors = {} if facts is None else facts.errors
+        self.derivative_fn: Callable[..., Any] | None = None
+
+    @property
+    def op(self) -> Any:
+        """The functional OpOverload (`refimpl.ops.aten.add.Tensor`)."""
+        return self.block.op
+
+    # --- declaration ---------------------------------------------------------------------
+
+    def compute(self, fn: F | None = None, *, dtypes: Iterable[DType] | None = None) -> Any:
+        """Register the Array API expression, for `dtypes` or for every other dtype.
+
+        The kernel is called as `fn(xp, *operand_arrays, **other_arguments)`; arrays arrive
+        cast to the common dtype (and permuted into the result's memory order, which an
+        elementwise expression does not notice).
+        """
+
+        def register(kernel: F) -> F:
+            if dtypes is None:
+                self._default_kernel = kernel
+            else:
+                for dtype in dtypes:
+                    self._kernels[dtype] = kernel
+            return kernel
+
+        return register(fn) if fn is not None else register
+
+    def check(self, fn: Check) -> Check:
+        """Register a check of the op's meta function, run after the iterator is built.
+
+        Called as `fn(plan, **other_arguments)`, before any output is written. It may return
+        a dict of arguments converted for the kernel (alpha as the common dtype holds it).
+        """
+        self._checks.append(fn)
+        return fn
+
+    def precheck(self, fn: Check) -> Check:
+        """Register a check that runs before the iterator is built (torch: the checks a meta
+        function makes before calling its builder). Called as `fn(*operands, **other_arguments)`.
+        """
+        self._prechecks.append(fn)
+        return fn
+
+    def derivative(self, fn: F) -> F:
+        """Keep the derivative formula for autograd (issue 12). Torch: derivatives.yaml."""
+        self.derivative_fn = fn
+        return fn
+
+    # --- calling -------------------------------------------------------------------------
+
+    def kernel_for(self, p: Plan) -> Kernel:
+        """The kernel for the plan's computation dtype, or torch's error for that dtype.
+
+        Torch: the AT_DISPATCH_* switch in the CPU kernel (`"abs_cpu" not implemented for
+        'Bool'`), whose accepted dtypes spec/kernel_dtypes.json records.
+        """
+        dtype = p.common_dtype
+        error = self._errors.get(dtype.name)
+        if error is not None or (self._accepted is not None and dtype.name not in self._accepted):
+            kind, message = error or (
+                "NotImplementedError",
+                f'"{self.name}_cpu" not implemented for \'{dtype.scalar_name}\'',
+            )
+            raise _ERRORS.get(kind, RuntimeError)(message)
+        kernel = self._kernels.get(dtype, self._default_kernel)
+        if kernel is None:
+            raise NotImplementedError(
+                f'"{self.name}_cpu" not implemented for \'{dtype.scalar_name}\''
+            )
+        return kernel
+
+    def __call__(
+        self, operands: list[Any], out: TensorImpl | None, extra: dict[str, Any]
+    ) -> Any:
+        """Run the op: build (or reuse) the plan, check, compute, write."""
+        for precheck in self._prechecks:
+            precheck(*operands, **extra)
+        chosen = self._config
+        iter_config = chosen if isinstance(chosen, IterConfig) else chosen(extra)
+        p = plan(iter_config, operands, out)
+        for check in self._checks:
+            converted = check(p, **extra)
+            if converted:
+                extra = {**extra, **converted}
+        kernel = self.kernel_for(p) if p.backend is not None else _no_kernel
+        return run(p, kernel, operands, out, extra)
+
+    def register(self, block: OpBlock, role: str) -> None:
+        """Register this op's kernel for one overload; `role` is functional, inplace or out."""
+        schema = block.op._schema
+        positional = [a for a in schema.arguments if not a.kwarg_only]
+        positions = {a.name: i for i, a in enumerate(positional)}
+        operand_positions = tuple(positions[name] for name in self.operands)
+        extra_positional = tuple(
+            (a.name, i) for i, a in enumerate(positional) if a.name not in self.operands
+        )
+        extra_keywords = tuple(
+            a.name for a in schema.arguments if a.kwarg_only and not a.is_write
+        )
+        out_name = next((a.name for a in schema.arguments if a.kwarg_only and a.is_write), None)
+        call = self.__call__
+
+        def kernel(*args: Any, **kwargs: Any) -> Any:
+            operands = [args[i] for i in operand_positions]
+            extra = {name: args[i] for name, i in extra_positional}
+            for name in extra_keywords:
+                extra[name] = kwargs[name]
+            if role == "inplace":
+                return call(operands, operands[0], extra)
+            if out_name is not None:
+                return call(operands, kwargs[out_name], extra)
+            return call(operands, None, extra)
+
+        kernel.__name__ = f"{self.name}_{role}"
+        kernel.__qualname__ = kernel.__name__
+        self.blocks.append(block)
+        if block.spec.cea:
+            block.kernel(DispatchKey.CompositeExplicitAutograd)(kernel)
+            return
+        for key in _BACKEND_KEYS:
+            block.kernel(key)(kernel)
+        if block.spec.ceanf:
+            block.kernel(DispatchKey.CompositeExplicitAutogradNonFunctional)(kernel)
+
+
+def _no_kernel(xp: Any, *arrays: Any, **extra: Any) -> Any:
+    raise AssertionError("meta plans never compute")
+
+
+def pointwise(
+    schema_text: str,
+    builder: Builder | IterConfig | ConfigChoice,
+    *,
+    operands: tuple[str, ...] | None = None,
+    scalar: tuple[str, ...] = (),
+) -> PointwiseOp:
+    """Declare an elementwise op: its functional overload, and with it the in-place and out=
+    overloads torch pairs with it, and the Scalar overloads named in `scalar` (inline schemas,
+    each with its own in-place and out= forms where torch has them).
+
+    Torch: a structured kernel group; `builder` names the TensorIterator builder its meta
+    function uses (or gives the config, or a function choosing it from the other arguments).
+    `operands` defaults to the schema's Tensor
+    arguments.
+    """
+    block = defop(schema_text)
+    schema = block.op._schema
+    if operands is None:
+        operands = tuple(
+            a.name for a in schema.arguments if not a.kwarg_only and str(a.type) == "Tensor"
+        )
+    iter_config = CONFIGS[builder] if isinstance(builder, Builder) else builder
+    op = PointwiseOp(block, iter_config, operands)
+    for text in (schema_text, *scalar):
+        functional = block if text == schema_text else defop(text)
+        op.register(functional, "functional")
+        inplace, out = _related(functional.op._schema)
+        if inplace is not None:
+            op.register(defop_spec(inplace), "inplace")
+        if out is not None:
+            op.register(defop_spec(out), "out")
+    return op

@@ -1,0 +1,335 @@
+"""Arithmetic: add, sub, rsub, mul, div (true, trunc, floor), floor_divide, remainder, fmod.
+
+Torch: aten/src/ATen/native/BinaryOps.cpp (the structured meta functions and their checks) and
+the CPU kernels of native/cpu/BinaryOpsKernel.cpp. Each op is one `pointwise` declaration; the
+iterator (ops/_iterator.py) does broadcasting, promotion, devices, layouts and out=.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from refimpl._base.dtypes import DType, bool_
+from refimpl._base.scalars import Scalar, checked_convert
+from refimpl.core.backend import Array, ArrayNamespace, extension
+from refimpl.core.tensor import TensorImpl
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Plan
+from refimpl.ops._pointwise import pointwise
+from refimpl.ops._register import defop
+
+aten: Final = namespace("aten")
+
+Operand = TensorImpl | Scalar
+
+# --- shared checks -----------------------------------------------------------------------
+
+
+def check_alpha(alpha: Scalar, dtype: DType) -> None:
+    """Torch's rules for the `alpha` of add and sub. Torch: alpha_check in BinaryOps.h."""
+    if isinstance(alpha, bool) and dtype is not bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    # A complex alpha with an integral result fails this check first, as in torch.
+    if isinstance(alpha, float | complex) and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if isinstance(alpha, complex) and not dtype.is_complex:
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
+
+
+def _is_bool(value: Operand) -> bool:
+    # A Python bool is a wrapped bool tensor in torch.
+    return value._dtype is bool_ if isinstance(value, TensorImpl) else isinstance(value, bool)
+
+
+def _scaled(xp: ArrayNamespace, other: Array, alpha: Scalar) -> Array:
+    # torch computes self + alpha * other in the common dtype; alpha arrives converted.
+    return xp.multiply(other, xp.asarray(alpha, dtype=other.dtype))
+
+
+def _one(alpha: Scalar) -> bool:
+    return type(alpha) is int and alpha == 1
+
+
+# --- add ---------------------------------------------------------------------------------
+
+add = pointwise(
+    "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",),
+)
+
+
+@add.check
+def add_check(p: Plan, *, alpha: Scalar) -> dict[str, Scalar] | None:
+    """Torch: TORCH_META_FUNC2(add, Tensor) checks alpha after building the iterator."""
+    if _one(alpha):
+        return None
+    check_alpha(alpha, p.common_dtype)
+    if p.backend is None:
+        return None
+    # torch: the CPU and CUDA kernels read alpha with Scalar::to<scalar_t>, a checked
+    # conversion (int8 with alpha=2**40 fails, even with no elements; uint8 takes -1 as 255);
+    # Meta does not.
+    return {"alpha": checked_convert(alpha, p.common_dtype)}
+
+
+@add.compute(dtypes=(bool_,))
+def add_compute_bool(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
+    # The Array API defines no add for bool; torch's bool add is logical or.
+    return xp.logical_or(self, other) if alpha else xp.asarray(self, copy=True)
+
+
+@add.compute
+def add_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
+    """self + alpha * other. Torch: add_kernel in BinaryOpsKernel.cpp (ufunc add)."""
+    # A complex product is not an identity even for alpha 1 ((1+0j) * (inf+0j) is inf+nanj),
+    # and torch always multiplies, so complex results multiply always.
+    if not _one(alpha) or xp.isdtype(other.dtype, "complex floating"):
+        other = _scaled(xp, other, alpha)
+    return xp.add(self, other)
+
+
+# --- sub, rsub ---------------------------------------------------------------------------
+
+
+def sub_check_bool(self: Operand, other: Operand) -> None:
+    """Torch: sub_check in BinaryOps.h (before the iterator is built)."""
+    self_bool = _is_bool(self)
+    other_bool = _is_bool(other)
+    if self_bool and other_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if self_bool or other_bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
+sub = pointwise(
+    "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",),
+)
+
+
+@sub.precheck
+def sub_precheck(self: Operand, other: Operand, *, alpha: Scalar) -> None:
+    sub_check_bool(self, other)
+
+
+sub.check(add_check)
+
+
+@sub.compute
+def sub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
+    """self - alpha * other. Torch: sub is add with -alpha (sub_kernel)."""
+    if not _one(alpha) or xp.isdtype(other.dtype, "complex floating"):
+        other = _scaled(xp, other, alpha)
+    return xp.subtract(self, other)
+
+
+rsub = pointwise(
+    "rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",),
+)
+
+
+@rsub.precheck
+def rsub_precheck(self: Operand, other: Operand, *, alpha: Scalar) -> None:
+    # torch: rsub(self, other) is sub(other, self), so the check sees them swapped.
+    sub_check_bool(other, self)
+
+
+rsub.check(add_check)
+
+
+@rsub.compute
+def rsub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
+    """other - alpha * self. Torch: rsub in BinaryOps.cpp."""
+    if not _one(alpha) or xp.isdtype(self.dtype, "complex floating"):
+        self = _scaled(xp, self, alpha)
+    return xp.subtract(other, self)
+
+
+# --- mul ---------------------------------------------------------------------------------
+
+mul = pointwise(
+    "mul.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=("mul.Scalar(Tensor self, Scalar other) -> Tensor",),
+)
+
+
+@mul.compute(dtypes=(bool_,))
+def mul_compute_bool(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    # The Array API defines no multiply for bool; torch's bool mul is logical and.
+    return xp.logical_and(self, other)
+
+
+@mul.compute
+def mul_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """self * other. Torch: mul_kernel in BinaryOpsKernel.cpp."""
+    return xp.multiply(self, other)
+
+
+# --- div ---------------------------------------------------------------------------------
+
+
+def _div_config(extra: dict[str, Any]) -> IterConfig:
+    """Torch: TORCH_META_FUNC2(div, Tensor_mode): true division promotes integers to float;
+    trunc and floor keep the common dtype."""
+    mode = extra.get("rounding_mode")
+    if mode is None:
+        return CONFIGS[Builder.BINARY_FLOAT_OP]
+    if mode in ("trunc", "floor"):
+        return CONFIGS[Builder.BINARY_OP]
+    raise RuntimeError(
+        "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"'{mode}'"
+    )
+
+
+def _check_integer_divisor(xp: ArrayNamespace, other: Array) -> None:
+    # torch: div_trunc_kernel / div_floor_kernel / remainder_kernel on integers.
+    if xp.any(other == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def true_divide_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """self / other in a floating or complex dtype. Torch: div_true_kernel."""
+    return xp.divide(self, other)
+
+
+def trunc_divide_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """Quotient rounded toward zero. Torch: div_trunc_kernel (C division for integers)."""
+    if xp.isdtype(self.dtype, "integral"):
+        _check_integer_divisor(xp, other)
+        quotient = xp.floor_divide(self, other)
+        inexact = xp.remainder(self, other) != 0
+        return xp.where(inexact & (quotient < 0), quotient + 1, quotient)
+    return xp.trunc(xp.divide(self, other))
+
+
+def floor_divide_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """Quotient rounded toward -inf. Torch: div_floor_kernel (div_floor_floating for floats:
+    the quotient of (a - fmod(a, b)) / b, as Python's float //)."""
+    if xp.isdtype(self.dtype, "integral"):
+        _check_integer_divisor(xp, other)
+    return xp.floor_divide(self, other)
+
+
+div = pointwise(
+    "div.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_FLOAT_OP,
+    operands=("self", "other"),
+    scalar=("div.Scalar(Tensor self, Scalar other) -> Tensor",),
+)
+div.compute(true_divide_arrays)
+
+div_mode = pointwise(
+    "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+    _div_config,
+    operands=("self", "other"),
+    scalar=("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",),
+)
+
+
+@div_mode.compute(dtypes=(bool_,))
+def div_mode_compute_bool(
+    xp: ArrayNamespace, self: Array, other: Array, *, rounding_mode: str | None
+) -> Array:
+    # torch: bool operands of trunc/floor division compute as integers (and the divisor
+    # False divides by zero).
+    ints = xp.astype(self, xp.int8), xp.astype(other, xp.int8)
+    return xp.astype(div_mode_compute(xp, *ints, rounding_mode=rounding_mode), xp.bool)
+
+
+@div_mode.compute
+def div_mode_compute(
+    xp: ArrayNamespace, self: Array, other: Array, *, rounding_mode: str | None
+) -> Array:
+    """self / other, rounded as `rounding_mode` says. Torch: div_true/trunc/floor kernels."""
+    if rounding_mode is None:
+        return true_divide_arrays(xp, self, other)
+    if rounding_mode == "trunc":
+        return trunc_divide_arrays(xp, self, other)
+    return floor_divide_arrays(xp, self, other)
+
+
+true_divide = defop("true_divide.Tensor(Tensor self, Tensor other) -> Tensor")
+
+
+@true_divide.decomposition
+def true_divide_decomposition(self: TensorImpl, other: TensorImpl) -> Any:
+    """Torch: true_divide in BinaryOps.cpp is CompositeImplicitAutograd over div."""
+    return aten.div.Tensor(self, other)
+
+
+true_divide_scalar = defop("true_divide.Scalar(Tensor self, Scalar other) -> Tensor")
+
+
+@true_divide_scalar.decomposition
+def true_divide_scalar_decomposition(self: TensorImpl, other: Scalar) -> Any:
+    """Torch: true_divide.Scalar is CompositeImplicitAutograd over div.Scalar."""
+    return aten.div.Scalar(self, other)
+
+
+# --- floor_divide, remainder, fmod ---------------------------------------------------------
+
+floor_divide = pointwise(
+    "floor_divide(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=("floor_divide.Scalar(Tensor self, Scalar other) -> Tensor",),
+)
+floor_divide.compute(floor_divide_arrays)
+
+
+def _remainder_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """Python's %: the sign of the divisor. Torch: remainder_kernel."""
+    if xp.isdtype(self.dtype, "integral"):
+        _check_integer_divisor(xp, other)
+    return xp.remainder(self, other)
+
+
+remainder = pointwise(
+    "remainder.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=(
+        "remainder.Scalar(Tensor self, Scalar other) -> Tensor",
+        "remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+    ),
+)
+remainder.compute(_remainder_arrays)
+
+
+def _fmod_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """C's fmod: the sign of the dividend. Torch: fmod_kernel (std::fmod; % for integers)."""
+    if xp.isdtype(self.dtype, "integral"):
+        _check_integer_divisor(xp, other)
+        result = xp.remainder(self, other)
+        adjust = (result != 0) & ((result < 0) != (self < 0))
+        return xp.where(adjust, result - other, result)
+    return extension(xp, "fmod")(self, other)
+
+
+fmod = pointwise(
+    "fmod.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=("fmod.Scalar(Tensor self, Scalar other) -> Tensor",),
+)
+fmod.compute(_fmod_arrays)
