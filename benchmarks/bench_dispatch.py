@@ -39,14 +39,22 @@ def main() -> None:
     nx, ny = np.ones(8, dtype=np.float32), np.ones(8, dtype=np.float32)
     t_add, r_add = torch.ops.aten.add.Tensor, refimpl.ops.aten.add.Tensor
     t_packet, r_packet = torch.ops.aten.add, refimpl.ops.aten.add
+    tc, rc = tx > 0, refimpl.tensor([True, False] * 4)
     rows = {
         "aten.add.Tensor(x, y)": (lambda: r_add(rx, ry), lambda: t_add(tx, ty)),
         "aten.add(x, y) (packet)": (lambda: r_packet(rx, ry), lambda: t_packet(tx, ty)),
         "x + y": (lambda: rx + ry, lambda: tx + ty),
+        "x * 2": (lambda: rx * 2, lambda: tx * 2),
+        "exp(x)": (lambda: refimpl.exp(rx), lambda: torch.exp(tx)),
+        "where(c, x, y)": (lambda: refimpl.where(rc, rx, ry), lambda: torch.where(tc, tx, ty)),
+        "x.view(2, 4)": (lambda: rx.view(2, 4), lambda: tx.view(2, 4)),
+        "x[0]": (lambda: rx[0], lambda: tx[0]),
+        "x.copy_(y)": (lambda: rx.copy_(ry), lambda: tx.copy_(ty)),
+        "zeros(8)": (lambda: refimpl.zeros(8), lambda: torch.zeros(8)),
     }
     candidates: dict[str, Bench] = {"numpy": lambda: np.add(nx, ny)}
     for name, (ours, theirs) in rows.items():
-        candidates[f"refimpl {name}"] = ours
+        candidates[f"refimpl {name}"] = _guard(ours)
         candidates[f"torch {name}"] = theirs
     best = best_us(candidates)
     numpy_us = best["numpy"]
@@ -55,6 +63,16 @@ def main() -> None:
     for name in rows:
         ours, theirs = best[f"refimpl {name}"], best[f"torch {name}"]
         print(f"{name:<28}{ours:>12.2f}{theirs:>10.2f}{ours / theirs:>8.2f}{ours / numpy_us:>10.1f}")
+
+
+def _guard(fn: Bench) -> Bench:
+    """`fn`, or a stand-in that reports the op as missing when refimpl lacks it."""
+    try:
+        fn()
+    except (AttributeError, NotImplementedError, RuntimeError) as error:
+        print(f"  (skipped: {type(error).__name__}: {str(error).splitlines()[0][:80]})")
+        return lambda: None
+    return fn
 
 
 def main_large() -> None:
@@ -72,8 +90,52 @@ def main_large() -> None:
         f"{best['torch']:.0f} us, numpy {best['numpy']:.0f} us; refimpl / numpy = "
         f"{best['refimpl'] / best['numpy']:.3f}"
     )
+    best = best_us(
+        {
+            "refimpl": _guard(lambda: refimpl.exp(rx)),
+            "torch": lambda: torch.exp(tx),
+            "numpy": lambda: np.exp(nx),
+        },
+        number=100,
+    )
+    print(
+        f"10^6 float32 elements, exp(x): refimpl {best['refimpl']:.0f} us, numpy "
+        f"{best['numpy']:.0f} us; refimpl / numpy = {best['refimpl'] / best['numpy']:.3f}"
+    )
+
+
+def main_transpose() -> None:
+    """x.t().contiguous() on 1000x1000 float32: time and peak memory against NumPy's
+    ascontiguousarray(a.T) (targets <= 1.1x both)."""
+    import tracemalloc
+
+    rx = refimpl.ones(1000, 1000)
+    nx = np.ones((1000, 1000), dtype=np.float32)
+    best = best_us(
+        {
+            "refimpl": lambda: rx.t().contiguous(),
+            "numpy": lambda: np.ascontiguousarray(nx.T),
+        },
+        number=20,
+    )
+    peaks = {}
+    for name, fn in (
+        ("refimpl", lambda: rx.t().contiguous()),
+        ("numpy", lambda: np.ascontiguousarray(nx.T)),
+    ):
+        tracemalloc.start()
+        fn()
+        peaks[name] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    print(
+        f"1000x1000 float32, t().contiguous(): refimpl {best['refimpl']:.0f} us, numpy "
+        f"{best['numpy']:.0f} us, ratio {best['refimpl'] / best['numpy']:.3f}; peak memory "
+        f"refimpl {peaks['refimpl'] / 1e6:.1f} MB, numpy {peaks['numpy'] / 1e6:.1f} MB, "
+        f"ratio {peaks['refimpl'] / peaks['numpy']:.3f}"
+    )
 
 
 if __name__ == "__main__":
     main()
     main_large()
+    main_transpose()

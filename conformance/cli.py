@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -78,6 +79,8 @@ def run_conformance(args: argparse.Namespace) -> int:
     results: list[runner.CaseResult] = []
     start = time.perf_counter()
     pairs = sum(len(select.variants_of(op)) for op in ops)
+    # torch's sample generators and casts warn (ComplexHalf is experimental...): not ours.
+    warnings.simplefilter("ignore", UserWarning)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console, disable=args.json, transient=True,

@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 from refimpl import _C as _C
 from refimpl import library as library
 from refimpl import ops as ops
+from refimpl import special as special
 from refimpl._base.device import device
 from refimpl._base.dtypes import (
     DType as dtype,
@@ -35,6 +36,13 @@ from refimpl._base.dtypes import (
 )
 from refimpl._base.finfo import finfo, iinfo
 from refimpl._base.layout import layout, strided
+from refimpl._base.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from refimpl._base.promotion import get_default_dtype, set_default_dtype
 from refimpl._base.size import Size
 from refimpl._base.spec import api_signatures
@@ -273,6 +281,8 @@ __all__ = [
     "ceil",
     "cfloat",
     "chalf",
+    "channels_last",
+    "channels_last_3d",
     "clamp",
     "clamp_max",
     "clamp_min",
@@ -284,6 +294,7 @@ __all__ = [
     "config",
     "conj",
     "conj_physical",
+    "contiguous_format",
     "copysign",
     "cos",
     "cosh",
@@ -376,6 +387,7 @@ __all__ = [
     "manual_seed",
     "masked_fill",
     "maximum",
+    "memory_format",
     "minimum",
     "mul",
     "multiply",
@@ -394,6 +406,7 @@ __all__ = [
     "polygamma",
     "positive",
     "pow",
+    "preserve_format",
     "promote_types",
     "rad2deg",
     "rand",

@@ -21,11 +21,21 @@ _SPECIAL_NAMES: dict[str, str] = {
 }
 
 
+def _complex(cupy: Any, real: Any, imag: Any) -> Any:
+    # real + imag*1j is not exact (inf*1j has a NaN real part); set the parts instead.
+    shape = cupy.broadcast_shapes(real.shape, imag.shape)
+    result = cupy.empty(shape, dtype=cupy.result_type(real.dtype, cupy.complex64))
+    result.real = real
+    result.imag = imag
+    return result
+
+
 def cupy_extensions(cupy: Any) -> dict[str, Callable[..., Any]]:
     """The extension table of the CuPy backend (only what this CuPy has)."""
     from cupyx.scipy import special
 
     table: dict[str, Callable[..., Any]] = {
+        "complex": lambda real, imag: _complex(cupy, real, imag),
         "fmod": cupy.fmod, "frexp": cupy.frexp, "ldexp": cupy.ldexp,
         "nextafter": cupy.nextafter, "sinc": cupy.sinc,
     }

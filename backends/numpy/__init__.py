@@ -12,8 +12,8 @@ from typing import Any
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
-from backends.numpy.extensions import numpy_extensions
 from backends._common import NumpyRandom, StridedViews, dtype_table
+from backends.numpy.extensions import numpy_extensions
 from refimpl._base.dtypes import DType
 
 # Differs: NumPy warns on overflow, invalid values and division by zero (inf - inf, nan cast

@@ -14,10 +14,20 @@ import numpy as np
 import scipy.special as sc
 
 
+def _complex(real: Any, imag: Any) -> Any:
+    # real + imag*1j is not exact (inf*1j has a NaN real part); set the parts instead.
+    result = np.empty(np.broadcast_shapes(real.shape, imag.shape),
+                      dtype=np.result_type(real.dtype, np.complex64))
+    result.real = real
+    result.imag = imag
+    return result
+
+
 def numpy_extensions() -> dict[str, Callable[..., Any]]:
     """The extension table of the NumPy backend."""
     return {
         "fmod": np.fmod,
+        "complex": _complex,
         "frexp": np.frexp,
         "ldexp": np.ldexp,
         "nextafter": np.nextafter,

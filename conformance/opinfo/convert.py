@@ -13,7 +13,7 @@ import operator
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 import torch
@@ -47,7 +47,7 @@ def exact_clone(t: torch.Tensor) -> torch.Tensor:
     """
     if t.is_conj() or t.is_neg() or t.layout is not torch.strided:
         return t.clone()
-    storage = t.untyped_storage().clone()
+    storage = t.untyped_storage().clone()  # type: ignore[no-untyped-call]  # torch's stubs
     out = torch.empty(0, dtype=t.dtype, device=t.device)
     out.set_(storage, t.storage_offset(), t.size(), t.stride())
     return out
@@ -55,9 +55,10 @@ def exact_clone(t: torch.Tensor) -> torch.Tensor:
 
 def storage_extent(t: torch.Tensor) -> int:
     """Elements of storage `t` reaches: offset + 1 + sum((size - 1) * stride), 0 if empty."""
+    offset = int(t.storage_offset())
     if t.numel() == 0:
-        return t.storage_offset()
-    return t.storage_offset() + 1 + sum((n - 1) * s for n, s in zip(t.size(), t.stride()))
+        return offset
+    return offset + 1 + sum((n - 1) * s for n, s in zip(t.size(), t.stride()))
 
 
 # --- what a result looks like, in torch terms ----------------------------------------------------
@@ -77,7 +78,8 @@ class ObservedTensor:
     values: torch.Tensor | None
 
 
-Observed = ObservedTensor | tuple["Observed", ...] | list["Observed"] | object
+# An ObservedTensor, a tuple or list of Observed, or a plain Python value (bool, int, dtype...).
+Observed: TypeAlias = Any
 
 
 def torch_dtype_name(dtype: torch.dtype) -> str:
@@ -214,7 +216,9 @@ class RefimplTarget(Target):
             raise Unconvertible(f"from_numpy gave {flat.dtype} for {t.dtype}")
         if self.device.type != "cpu":
             flat = flat.to(self.device)
-        out: refimpl.Tensor = flat.as_strided(tuple(t.size()), tuple(t.stride()), t.storage_offset())
+        out: refimpl.Tensor = flat.as_strided(
+            tuple(t.size()), tuple(t.stride()), int(t.storage_offset())
+        )
         return out
 
     def convert(self, value: Any) -> Any:
@@ -276,7 +280,7 @@ def _walk(root: object, path: str) -> Any:
     return obj
 
 
-def _refimpl_path(path: str) -> Any:
+def _refimpl_path(path: str) -> Callable[..., Any]:
     """`refimpl.<path>`, or Missing naming the first absent piece."""
     obj: Any = refimpl
     done = "refimpl"
@@ -285,7 +289,8 @@ def _refimpl_path(path: str) -> Any:
         if not hasattr(obj, part):
             raise Missing(f"missing: {done}")
         obj = getattr(obj, part)
-    return obj
+    found: Callable[..., Any] = obj
+    return found
 
 
 # Python modules whose functions run as they are on refimpl tensors: OpInfo's own lambdas and
@@ -346,16 +351,17 @@ def resolve_in_refimpl(fn: Callable[..., Any]) -> Callable[..., Any]:
         method: Callable[..., Any] = getattr(refimpl.Tensor, name)
         return method
     if isinstance(fn, torch._ops.OpOverload):
-        packet, _, overload = fn.name().removeprefix("aten::").partition(".")
-        return _refimpl_path(f"ops.aten.{packet}.{overload or 'default'}")  # type: ignore[no-any-return]
+        qualified: str = fn.name()  # type: ignore[no-untyped-call]  # torch's stubs
+        packet, _, overload = qualified.removeprefix("aten::").partition(".")
+        return _refimpl_path(f"ops.aten.{packet}.{overload or 'default'}")
     if isinstance(fn, torch._ops.OpOverloadPacket):
-        return _refimpl_path(f"ops.aten.{fn._qualified_op_name.removeprefix('aten::')}")  # type: ignore[no-any-return]
+        return _refimpl_path(f"ops.aten.{fn._qualified_op_name.removeprefix('aten::')}")
     if module.startswith(_RUN_AS_IS_MODULES) or fn in _OPERATOR_FUNCTIONS:
         return fn
     path = torch_path(fn)
     if path is None:
         raise Missing(f"unmapped torch callable {module}.{qualname or fn!r}")
-    return _refimpl_path(path)  # type: ignore[no-any-return]
+    return _refimpl_path(path)
 
 
 _OPERATOR_FUNCTIONS: Final = frozenset(

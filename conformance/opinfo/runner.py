@@ -27,6 +27,7 @@ from typing import Any, Final
 
 import torch
 from torch.testing._comparison import default_tolerances
+from torch.testing._internal import common_utils
 from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
 from torch.testing._internal.opinfo.core import ErrorInput, OpInfo, SampleInput
 
@@ -101,14 +102,36 @@ def samples(op: OpInfo, dtype: torch.dtype, limit: int | None) -> list[SampleInp
         if not any(k[0] == key[0] for k in _samples_of):
             _samples_of.clear()
         torch.manual_seed(0)
-        generated = op.sample_inputs(DEVICE, dtype, requires_grad=False)
-        _samples_of[key] = list(itertools.islice(generated, limit))
+        with no_test_lookup():
+            generated = op.sample_inputs(  # type: ignore[no-untyped-call]  # torch's testing code
+                DEVICE, dtype, requires_grad=False
+            )
+            _samples_of[key] = list(itertools.islice(generated, limit))
     return _samples_of[key]
 
 
 def error_inputs(op: OpInfo, limit: int | None) -> list[ErrorInput]:
     torch.manual_seed(0)
-    return list(itertools.islice(op.error_inputs(DEVICE), limit))
+    with no_test_lookup():
+        found = op.error_inputs(DEVICE)  # type: ignore[no-untyped-call]  # torch's testing code
+        return list(itertools.islice(found, limit))
+
+
+@contextmanager
+def no_test_lookup() -> Iterator[None]:
+    """Skip torch's search of the call stack for a unittest.TestCase while making inputs.
+
+    torch: TrackedInputIter in torch/testing/_internal/common_utils.py calls extract_test_fn,
+    which runs inspect.stack() (reading the source of every frame: milliseconds under pytest)
+    to seed each sample from the test's name. We never run inside a TestCase, so it finds
+    none and seeds with the fixed SEED; answering None at once gives the same samples.
+    """
+    saved = common_utils.extract_test_fn
+    common_utils.extract_test_fn = lambda: None
+    try:
+        yield
+    finally:
+        common_utils.extract_test_fn = saved
 
 
 # --- tolerances ---------------------------------------------------------------------------------
@@ -224,7 +247,12 @@ def first_line(text: str, limit: int = 200) -> str:
 
 
 def describe(error: BaseException) -> str:
-    return f"{type(error).__name__}: {first_line(str(error))}"
+    """`Type: message`, the message cut to its first sentence when its first line is long
+    (the dispatcher's "Could not run 'aten::abs' with arguments from the 'CPU' backend.")."""
+    line = first_line(str(error), limit=10_000)
+    if len(line) > 120 and ". " in line[40:]:
+        line = line[: line.index(". ", 40) + 1]
+    return f"{type(error).__name__}: {first_line(line)}"
 
 
 def compare(
@@ -249,7 +277,7 @@ def compare(
         )
         if not same_kind or not (both_nan or actual == expected):
             raise SampleFailure(f"{where}: expected {expected!r}, got {actual!r}")
-    elif not (expected == actual):
+    elif expected != actual:
         raise SampleFailure(f"{where}: expected {expected!r}, got {actual!r}")
 
 
@@ -329,7 +357,7 @@ def _parts(sample: SampleInput) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
 
 
 def run_sample(
-    op: OpInfo, variant: Variant, torch_fn: Callable[..., Any], target_fn: Callable[..., Any],
+    variant: Variant, torch_fn: Callable[..., Any], target_fn: Callable[..., Any],
     sample: SampleInput, target: Target, tolerance: tuple[float, float], lambda_note: str,
 ) -> None:
     """Run one sample on torch and on the target; raise SampleFailure where they differ."""
@@ -339,9 +367,11 @@ def run_sample(
                  parts[1], parts[2])
     leaves = list(all_values(parts))
     before = [observe_torch(v) for v in leaves]
-    converted = target.convert(parts)
-    with target.activate(), time_guard(SAMPLE_TIMEOUT_S):
-        actual = call(target_fn, converted)
+    # Converted inside activate(): refimpl makes the tensors on the target's backend.
+    with target.activate():
+        converted = target.convert(parts)
+        with time_guard(SAMPLE_TIMEOUT_S):
+            actual = call(target_fn, converted)
     expected = call(torch_fn, parts)
     if expected.error is not None:
         compare_errors(expected.error, actual, lambda_note)
@@ -364,9 +394,10 @@ def run_error_input(
     """The target must raise error_input's type with a message matching its regex."""
     parts = _parts(error_input.sample_input)
     before = [observe_torch(v) for v in all_values(parts)]
-    converted = target.convert(parts)
-    with target.activate(), time_guard(SAMPLE_TIMEOUT_S):
-        actual = call(target_fn, converted)
+    with target.activate():
+        converted = target.convert(parts)
+        with time_guard(SAMPLE_TIMEOUT_S):
+            actual = call(target_fn, converted)
     if actual.error is None and actual.result is NotImplemented and issubclass(
         AssertionError, error_input.error_type
     ):
@@ -388,6 +419,51 @@ def run_error_input(
     compare_unchanged(before, target, list(all_values(converted)), "input")
 
 
+class CaseStop(Exception):
+    """A case decided before its samples run (not stored, missing, no inputs)."""
+
+    def __init__(self, outcome: Outcome, reason: str) -> None:
+        super().__init__(reason)
+        self.outcome = outcome
+        self.reason = reason
+
+
+def case_inputs(
+    op: OpInfo, variant: Variant, dtype: torch.dtype | None, target: Target,
+    max_samples: int | None,
+) -> tuple[Callable[..., Any], list[Any]]:
+    """The target's callable for the case and its inputs (SampleInputs or ErrorInputs).
+
+    Error inputs are cheap to make and often absent on the CPU, so they are looked at
+    first (none is a skip); samples are made only once the target has the callable, since
+    making them is most of a run's cost. Raises CaseStop when the case is decided already.
+    """
+    if dtype is not None and not target.stores(dtype):
+        raise CaseStop(Outcome.SKIPPED, f"not stored: {torch_dtype_name(dtype)} on {target.name}")
+    inputs: list[Any] | None = None
+    if dtype is None:
+        try:
+            inputs = error_inputs(op, max_samples)
+        except Exception as error:  # noqa: BLE001  # torch's generator failing is not the target's
+            raise CaseStop(Outcome.SKIPPED, f"torch made no error inputs: {describe(error)}") from None
+        if not inputs:
+            raise CaseStop(Outcome.SKIPPED, "no error inputs on the CPU")
+        marked = torch_marks(op, "test_errors")
+        if marked:
+            raise CaseStop(Outcome.SKIPPED, f"torch's own test_errors is marked {marked}")
+    try:
+        target_fn = target.resolve(torch_variant(op, variant))
+    except Missing as missing:
+        raise CaseStop(Outcome.FAILED, str(missing)) from None
+    if inputs is None:
+        assert dtype is not None  # the errors variant made its inputs above
+        try:
+            inputs = samples(op, dtype, max_samples)
+        except Exception as error:  # noqa: BLE001  # as above
+            raise CaseStop(Outcome.SKIPPED, f"torch made no samples: {describe(error)}") from None
+    return target_fn, inputs
+
+
 def run_case(
     op: OpInfo, variant: Variant, dtype: torch.dtype | None, target: Target,
     max_samples: int | None,
@@ -399,46 +475,26 @@ def run_case(
     def result(outcome: Outcome, reason: str = "", run: int = 0) -> CaseResult:
         return CaseResult(case, outcome, reason, run, time.perf_counter() - start)
 
-    if dtype is not None and not target.stores(dtype):
-        return result(Outcome.SKIPPED, f"not stored: {case.dtype} on {target.name}")
-    torch_fn = torch_variant(op, variant)
-    # Error inputs are cheap to make and often CPU-less: look first, so none is a skip.
-    # Samples are made only once the target has the callable (most of the cost otherwise).
-    found_inputs: list[Any] | None = None
-    if dtype is None:
-        try:
-            found_inputs = error_inputs(op, max_samples)
-        except Exception as error:  # noqa: BLE001  # torch's generator failing is not the target's
-            return result(Outcome.SKIPPED, f"torch could not make error inputs: {describe(error)}")
-        if not found_inputs:
-            return result(Outcome.SKIPPED, "no error inputs on the CPU")
-        marked = torch_marks(op, "test_errors")
-        if marked:
-            return result(Outcome.SKIPPED, f"torch's own test_errors is marked {marked}")
     try:
-        target_fn = target.resolve(torch_fn)
-    except Missing as missing:
-        return result(Outcome.FAILED, str(missing))
+        target_fn, inputs = case_inputs(op, variant, dtype, target, max_samples)
+    except CaseStop as stop:
+        return result(stop.outcome, stop.reason)
+    torch_fn = torch_variant(op, variant)
+    # An OpInfo lambda runs as it is on the target's tensors; say so in its failures.
     module = getattr(target_fn, "__module__", None) or ""
     lambda_note = (
-        f"in the OpInfo's {target_fn.__qualname__} (calls torch?): "
+        f"in the OpInfo's {target_fn.__qualname__}: "
         if target_fn is torch_fn and module.startswith("torch.testing") and target.name != "torch"
         else ""
     )
     tolerance = tolerance_overrides(op, dtype) if dtype is not None else (0.0, 0.0)
-    if found_inputs is None:
-        try:
-            found_inputs = samples(op, dtype, max_samples) if dtype is not None else []
-        except Exception as error:  # noqa: BLE001  # as above
-            return result(Outcome.SKIPPED, f"torch could not make samples: {describe(error)}")
-    inputs = found_inputs
     run = skipped = 0
     for index, sample in enumerate(inputs):
         try:
             if dtype is None:
                 run_error_input(target_fn, sample, target, lambda_note)
             else:
-                run_sample(op, variant, torch_fn, target_fn, sample, target, tolerance, lambda_note)
+                run_sample(variant, torch_fn, target_fn, sample, target, tolerance, lambda_note)
             run += 1
         except NotStored:
             skipped += 1
@@ -453,7 +509,8 @@ def run_case(
 
 def dtypes_of(op: OpInfo) -> list[torch.dtype]:
     """The dtypes `op` supports on the CPU, in a stable order."""
-    return sorted(op.supported_dtypes(DEVICE), key=torch_dtype_name)
+    supported = op.supported_dtypes(DEVICE)  # type: ignore[no-untyped-call]  # torch's testing code
+    return sorted(supported, key=torch_dtype_name)
 
 
 def run_variant(

@@ -105,8 +105,10 @@ def arange_size(start: Any, end: Any, step: Any, dtype: DType) -> tuple[int, Any
         quotient = abs(numerator) // abs(x_step)
         size = quotient if (numerator >= 0) == (x_step > 0) else -quotient
     else:
-        size_d = math.ceil((d_end - d_start) / d_step)
-        size = int(size_d)
+        quotient_d = (d_end - d_start) / d_step
+        if not quotient_d <= 2.0**63:
+            raise RuntimeError("invalid size, possible overflow?")
+        size = math.ceil(quotient_d)
     if size < 0 or size > 2**63 - 1:
         raise RuntimeError("invalid size, possible overflow?")
     return size, x_start, x_step
@@ -154,6 +156,11 @@ def arange_array(
     return xp.astype(xp.where(index < vectorized_end, vector, single), target)
 
 
+def _to_dtype(value: Any, dtype: DType) -> Any:
+    # torch: Scalar::to<scalar_t>, checked, and rounded to the dtype (wrapped for unsigned).
+    return cast_scalar(checked_convert(value, dtype), dtype)
+
+
 # --- linspace --------------------------------------------------------------------------------
 
 
@@ -171,14 +178,14 @@ def linspace_array(
     if category is dt.Category.BOOL:
         raise not_implemented("linspace_cpu", dtype)
     target = backend_dtype(backend, dtype)
-    first, last = checked_convert(start, dtype), checked_convert(end, dtype)
+    first, last = _to_dtype(start, dtype), _to_dtype(end, dtype)
     index = xp.arange(steps, dtype=xp.int64)
     front = index < steps // 2
     if category is dt.Category.COMPLEX:
         real = _linspace_real(xp, complex(first).real, complex(last).real, steps, front, dtype)
         imag = _linspace_real(xp, complex(first).imag, complex(last).imag, steps, front, dtype)
         return xp.astype(real, target) + xp.astype(imag, target) * 1j
-    if dtype.itemsize == 2:
+    if dtype.is_floating_point and dtype.itemsize == 2:
         return _linspace_half(xp, target, float(first), float(last), steps, front)
     values = _linspace_real(xp, first, last, steps, front, dtype)
     return xp.astype(values, target)
@@ -234,7 +241,7 @@ def logspace_array(
     """`base ** e` for linspace-like exponents `e`, as torch's logspace_out computes them.
 
     Torch: for a real dtype the exponents are start + step * i (and end - step * (steps - 1 - i))
-    in double, with step = double(end - start) / (steps - 1) from start and end converted to
+    in double, not fused, with step = double(end - start) / (steps - 1) from start and end converted to
     the dtype, and the power is taken in double; a complex dtype computes in its own type.
     """
     xp = backend.xp
@@ -244,15 +251,14 @@ def logspace_array(
     if dtype.is_complex:
         exponents = linspace_array(backend, start, end, steps, dtype)
         return xp.astype(xp.pow(xp.asarray(complex(base), dtype=target), exponents), target)
-    first, last = checked_convert(start, dtype), checked_convert(end, dtype)
-    if dtype.itemsize == 2:
-        difference = float(xp.asarray(last, dtype=target) - xp.asarray(first, dtype=target))
-    else:
-        difference = float(last) - float(first)
+    first, last = _to_dtype(start, dtype), _to_dtype(end, dtype)
+    # torch: end - start is computed in the dtype itself (rounded for floats, exact for ints).
+    difference = cast_scalar(last - first, dtype) if dtype.is_floating_point else last - first
     step = xp.asarray(difference / (steps - 1), dtype=xp.float64)
     i = xp.astype(xp.arange(steps, dtype=xp.int64), xp.float64)
-    forward = _fma(xp, step, i, xp.asarray(float(first), dtype=xp.float64))
-    backward = _fma(xp, -step, (steps - 1) - i, xp.asarray(float(last), dtype=xp.float64))
+    # Unlike linspace's, these sums are not fused (torch's values show it).
+    forward = float(first) + step * i
+    backward = float(last) - step * ((steps - 1) - i)
     exponents = xp.where(i < steps // 2, forward, backward)
     values = xp.pow(xp.asarray(float(base), dtype=xp.float64), exponents)
     if dtype.category is dt.Category.INTEGRAL:

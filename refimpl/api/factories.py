@@ -7,7 +7,6 @@ device to a backend through `refimpl.config` and builds the array with that back
 
 from __future__ import annotations
 
-import math
 import operator
 import warnings
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from refimpl._base import dtypes as dt
 from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import default_complex_dtype, get_default_dtype, promote_types
+from refimpl.api import _ranges
 from refimpl.api._args import sizes
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
@@ -24,7 +24,6 @@ from refimpl.core.config import config
 from refimpl.core.storage import Storage
 from refimpl.core.tensor import (
     TensorImpl,
-    array_of,
     backend_dtype,
     empty_strided_tensor,
     empty_tensor,
@@ -163,15 +162,16 @@ def _store_scalar(value: object, target: DType) -> Any:
     a non-number through __index__, floating ones through __float__, complex ones through
     __complex__ (so a tensor of several elements fails there).
     """
-    if not isinstance(value, TensorImpl) and hasattr(value, "dtype"):
-        value = value.item()  # a NumPy scalar or 0-dim array: its Python number
+    item = getattr(value, "item", None)
+    if not isinstance(value, TensorImpl) and hasattr(value, "dtype") and item is not None:
+        value = item()  # a NumPy scalar or 0-dim array: its Python number
     if isinstance(value, (bool, int, float, complex)):
         return _PYTHON_TYPES[target.category](value)
     category = target.category
     if category in (dt.Category.INTEGRAL, dt.Category.BOOL):
         return _PYTHON_TYPES[category](operator.index(value))  # type: ignore[arg-type]  # as torch
     if category is dt.Category.COMPLEX:
-        return complex(value)  # type: ignore[arg-type]  # as torch: __complex__ or an error
+        return complex(value)  # type: ignore[call-overload]  # as torch: __complex__ or an error
     if isinstance(value, TensorImpl):
         return float(value)  # type: ignore[arg-type]  # Tensor has __float__
     raise TypeError(f"must be real number, not {type(value).__name__}")
@@ -379,6 +379,10 @@ def eye(
 # --- ranges ----------------------------------------------------------------------------------
 
 
+def _range_argument(value: Any) -> Any:
+    return value.item() if isinstance(value, TensorImpl) else value
+
+
 def arange(
     start: Any, end: Any = None, step: Any = 1, *, out: Tensor | None = None,
     dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
@@ -386,36 +390,53 @@ def arange(
 ) -> Tensor:
     """Values from `start` to `end` (exclusive) by `step`. Torch: torch.arange.
 
-    The dtype is int64 unless an argument is a float (then the default dtype). Values are
-    `start + i * step` computed in double precision, as torch's CPU kernel does.
+    The dtype is int64 unless an argument is a float (then the default dtype). The size and
+    the values follow torch's CPU kernel (see api/_ranges.py): an integer dtype truncates
+    start and step first, so `arange(0, 2.5, 0.5, dtype=int32)` is five zeros.
     """
     if end is None:
         start, end = 0, start
-    values = [v.item() if isinstance(v, TensorImpl) else v for v in (start, end, step)]
-    start, end, step = values
-    is_float = any(isinstance(v, float) for v in values)
+    start, end, step = (_range_argument(v) for v in (start, end, step))
+    is_float = any(isinstance(v, float) for v in (start, end, step))
     target = dtype or (get_default_dtype() if is_float else dt.int64)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if any(isinstance(v, float) and not math.isfinite(v) for v in values):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
-    if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if target.is_floating_point or target.is_complex:
-        count = math.ceil((end - start) / step)
-    else:
-        count = math.ceil((int(end) - int(start)) / step) if not is_float else math.ceil(
-            (end - start) / step
-        )
-    count = max(count, 0)
+    count, x_start, x_step = _ranges.arange_size(start, end, step, target)
     dev, backend = _target(device)
     if backend is None:
         return _finish(empty_tensor((count,), target, dev, None), requires_grad)
-    xp = backend.xp
-    index = xp.arange(count, dtype=xp.float64)
-    array = index * float(step) + float(start)
-    result = data.cast_array(xp, array, dt.float64, target, backend)
-    return _finish(_wrap(result, target, dev, backend), requires_grad)
+    array = _ranges.arange_array(backend, count, x_start, x_step, target)
+    return _finish(_wrap(array, target, dev, backend), requires_grad)
+
+
+def _space(
+    start: Any, end: Any, steps: int, base: float | None, dtype: DType | None,
+    device: device | str | int | None, requires_grad: bool,
+) -> Tensor:
+    # torch: linspace_out / logspace_out: steps checked, a complex argument infers the default
+    # complex dtype, one step is a fill with start's value.
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = _range_argument(start), _range_argument(end)
+    target = dtype or (
+        default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex)
+        else get_default_dtype()
+    )
+    dev, backend = _target(device)
+    if backend is None:
+        return _finish(empty_tensor((steps,), target, dev, None), requires_grad)
+    if steps <= 1:
+        out = empty_tensor((steps,), target, dev, backend)
+        if steps == 1:
+            value = start if base is None else (
+                complex(base) ** complex(start) if target.is_complex else float(base) ** start
+            )
+            data.fill_(out, value)
+            out._version_counter.version = 0
+        return _finish(out, requires_grad)
+    if base is None:
+        array = _ranges.linspace_array(backend, start, end, steps, target)
+    else:
+        array = _ranges.logspace_array(backend, start, end, steps, base, target)
+    return _finish(_wrap(array, target, dev, backend), requires_grad)
 
 
 def linspace(
@@ -425,35 +446,9 @@ def linspace(
     """`steps` evenly spaced values from `start` to `end` inclusive. Torch: torch.linspace.
 
     torch: the CPU kernel computes the first half forwards from `start` and the second half
-    backwards from `end`, in the output dtype (double for integral outputs).
+    backwards from `end` (see api/_ranges.py).
     """
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    start_v = start.item() if isinstance(start, TensorImpl) else start
-    end_v = end.item() if isinstance(end, TensorImpl) else end
-    target = dtype or (
-        default_complex_dtype() if isinstance(start_v, complex) or isinstance(end_v, complex)
-        else get_default_dtype()
-    )
-    dev, backend = _target(device)
-    if backend is None:
-        return _finish(empty_tensor((steps,), target, dev, None), requires_grad)
-    xp = backend.xp
-    compute = target if (target.is_floating_point or target.is_complex) else dt.float64
-    cdt = backend_dtype(backend, compute)
-    if steps == 1:
-        array = xp.asarray([start_v], dtype=cdt)
-    else:
-        index = xp.arange(steps, dtype=cdt)
-        first = xp.asarray(start_v, dtype=cdt)
-        last = xp.asarray(end_v, dtype=cdt)
-        step = (last - first) / xp.asarray(steps - 1, dtype=cdt)
-        halfway = steps // 2
-        forward = first + step * index
-        backward = last - step * (xp.asarray(steps - 1, dtype=cdt) - index)
-        array = xp.where(index < halfway, forward, backward)
-    result = data.cast_array(xp, array, compute, target, backend)
-    return _finish(_wrap(result, target, dev, backend), requires_grad)
+    return _space(start, end, steps, None, dtype, device, requires_grad)
 
 
 def logspace(
@@ -462,17 +457,7 @@ def logspace(
     requires_grad: bool = False,
 ) -> Tensor:
     """`base ** linspace(start, end, steps)`. Torch: torch.logspace."""
-    target = dtype or get_default_dtype()
-    compute = target if (target.is_floating_point or target.is_complex) else dt.float64
-    exponents = linspace(start, end, steps, dtype=compute, device=device)
-    backend = exponents.backend
-    if backend is None:
-        return _finish(empty_tensor((steps,), target, exponents.device, None), requires_grad)
-    xp = backend.xp
-    base_array = xp.asarray(base, dtype=backend_dtype(backend, compute))
-    array = xp.pow(base_array, array_of(exponents))
-    result = data.cast_array(xp, array, compute, target, backend)
-    return _finish(_wrap(result, target, exponents.device, backend), requires_grad)
+    return _space(start, end, steps, base, dtype, device, requires_grad)
 
 
 # --- *_like ----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from refimpl._base import dtypes as dt
 from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.layout import layout, strided
+from refimpl._base.memory_format import contiguous_format
 from refimpl._base.scalars import int_of
 from refimpl._base.size import Size
 from refimpl.api import _serialization, _tensor_str, factories
@@ -21,6 +22,7 @@ from refimpl.api._args import sizes as parse_sizes
 from refimpl.api._indexing import getitem, setitem
 from refimpl.api._methods import TensorMethods
 from refimpl.api._operators import TensorOperators
+from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
 from refimpl.ops import aten, data
 from refimpl.ops.pointwise import STRIDED
@@ -340,8 +342,16 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
 
     # --- copies and writes ---------------------------------------------------------------
 
-    def contiguous(self, memory_format: object = None) -> Tensor:
-        out: Tensor = aten.contiguous.default(self)
+    def contiguous(self, memory_format: object = contiguous_format) -> Tensor:
+        """Itself if already laid out as `memory_format`, else a copy that is.
+
+        Torch: Tensor.contiguous (aten.contiguous, CompositeImplicitAutograd).
+        """
+        if memory_format is contiguous_format and geometry.is_contiguous(
+            self._size, self._stride
+        ):
+            return self  # torch: TensorBase::contiguous checks before dispatching
+        out: Tensor = aten.contiguous.default(self, memory_format=memory_format)
         return out
 
     def clone(self, *, memory_format: object = None) -> Tensor:
@@ -496,6 +506,34 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
 
     def cdouble(self) -> Tensor:
         return self.to(dt.complex128)
+
+    def bfloat16(self) -> Tensor:
+        """Differs: no refimpl backend stores bfloat16; the backend's dtype error is raised."""
+        return self.to(dt.bfloat16)
+
+    def chalf(self) -> Tensor:
+        """Differs: no refimpl backend stores complex32; the backend's dtype error is raised."""
+        return self.to(dt.complex32)
+
+    def type(self, dtype: Any = None, non_blocking: object = False, **kwargs: Any) -> Any:
+        """The legacy type name ('torch.FloatTensor'), or this tensor converted to a dtype or
+        a type name. Torch: Tensor.type (torch/_utils.py _type).
+
+        The names are torch's own strings, not 'refimpl.FloatTensor': they are data that
+        code compares (`x.type() == 'torch.FloatTensor'`), and refimpl accepts them back.
+        """
+        if dtype is None:
+            prefix = "torch." if self.device.type == "cpu" else f"torch.{self.device.type}."
+            return f"{prefix}{self._dtype.scalar_name}Tensor"
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1]
+            for candidate in dt.ALL_DTYPES:
+                if f"{candidate.scalar_name}Tensor" == name:
+                    dtype = candidate
+                    break
+            else:
+                raise ValueError(f"invalid type: '{dtype}'")
+        return self.to(dtype, non_blocking=bool(non_blocking))
 
 
 

@@ -15,7 +15,9 @@ from typing import Any, Final
 from refimpl._base import keys
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType
+from refimpl._base.memory_format import as_memory_format, channels_last, channels_last_3d
 from refimpl._base.size import Size
+from refimpl.core import layout
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend, missing_dtype
 from refimpl.core.storage import Storage, VersionCounter
@@ -99,6 +101,12 @@ class TensorImpl:
         return self.numel() * self._dtype.itemsize
 
     def is_contiguous(self, memory_format: object = None) -> bool:
+        """Torch: TensorImpl::is_contiguous(memory_format); channels-last formats ask for the
+        NHWC / NDHWC layout (always False below rank 4 / 5)."""
+        fmt = as_memory_format(memory_format)
+        if fmt is channels_last or fmt is channels_last_3d:
+            rank = 4 if fmt is channels_last else 5
+            return len(self._size) == rank and layout.is_channels_last(self._size, self._stride)
         return geometry.is_contiguous(self._size, self._stride)
 
     @property

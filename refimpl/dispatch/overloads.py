@@ -314,9 +314,11 @@ class OpNamespace:
         self.name = name
 
     def __getattr__(self, op_name: str) -> OpOverloadPacket:
-        if op_name.startswith("__"):
-            raise AttributeError(op_name)
         packet = SCHEMAS.packet(f"{self.name}::{op_name}")
+        # Python's protocol probes (__deepcopy__, ...) are not ops; aten's __and__,
+        # __lshift__, ... are (torch.ops.aten.__and__ exists).
+        if packet is None and op_name.startswith("__"):
+            raise AttributeError(op_name)
         if packet is None:
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         # Cache on the namespace: later lookups are plain attribute reads.

@@ -11,8 +11,16 @@ from refimpl.dispatch.overloads import OpNamespace, namespace
 # The kernel modules are imported here, so that they register their kernels and so that the
 # namespace lookup below never shadows them.
 from refimpl.ops import arithmetic as arithmetic
+from refimpl.ops import binary as binary
+from refimpl.ops import compare as compare
+from refimpl.ops import complex as complex
 from refimpl.ops import data as data
 from refimpl.ops import pointwise as pointwise
+from refimpl.ops import selection as selection
+from refimpl.ops import special as special
+from refimpl.ops import special_polynomials as special_polynomials
+from refimpl.ops import unary_math as unary_math
+from refimpl.ops import unary_misc as unary_misc
 from refimpl.ops import view as view
 
 aten = namespace("aten")

@@ -51,6 +51,8 @@ class ResultDtype(enum.Enum):
     COMMON = enum.auto()
     BOOL = enum.auto()
     TO_REAL = enum.auto()
+    TO_COMPLEX = enum.auto()
+    """torch.complex and torch.polar: real operands give a complex result."""
 
     __hash__ = object.__hash__
 
@@ -188,7 +190,8 @@ def _overlap(a: TensorImpl, b: TensorImpl) -> layout.Overlap:
 # --- building a plan -----------------------------------------------------------------------
 
 
-def _operand_key(value: Operand) -> object:
+def operand_key(value: Operand) -> object:
+    """What of an operand a plan depends on: a tensor's metadata, a number's type."""
     if isinstance(value, TensorImpl):
         storage = value._storage
         return (value._dtype, value._size, value._stride, storage.device, storage.backend)
@@ -216,10 +219,10 @@ def plan(
         _check_overlaps(out, inputs)
     key = (
         iter_config,
-        None if out is None else _operand_key(out),
+        None if out is None else operand_key(out),
         out is not None and any(out is v for v in inputs),
         get_default_dtype(),
-        *[_operand_key(v) for v in inputs],
+        *[operand_key(v) for v in inputs],
     )
     found = _PLANS.get(key)
     if found is None:
@@ -285,6 +288,8 @@ def _dtypes(
         kernel_dtype = bool_
     elif result_rule is ResultDtype.TO_REAL:
         kernel_dtype = common.to_real()
+    elif result_rule is ResultDtype.TO_COMPLEX:
+        kernel_dtype = common.to_complex()
     else:
         kernel_dtype = common
     if out is None:

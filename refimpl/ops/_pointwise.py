@@ -17,21 +17,62 @@ torch's error for the others. Everything shared (broadcasting, promotion, device
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, TypeVar
 
-from refimpl._base.dtypes import DType
+from refimpl._base.dtypes import (
+    DType,
+    bfloat16,
+    bool_,
+    complex32,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
 from refimpl._base.keys import DispatchKey
 from refimpl._base.spec import SpecOverload, kernel_dtype_facts, spec_overloads
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.schema import Argument, FunctionSchema, parse_schema
-from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Kernel, Plan, plan, run
+from refimpl._base.promotion import get_default_dtype
+from refimpl.ops._iterator import (
+    CONFIGS,
+    Builder,
+    IterConfig,
+    Kernel,
+    Plan,
+    operand_key,
+    plan,
+    run,
+)
 from refimpl.ops._register import OpBlock, defop, defop_spec
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# Dtype groups for per-dtype kernels (`@op.compute(dtypes=COMPLEX)`). Torch: the AT_DISPATCH
+# type groups (AT_DISPATCH_COMPLEX_TYPES, ...).
+BOOL: Final = (bool_,)
+INTEGRAL: Final = (uint8, int8, int16, int32, int64)
+FLOATING: Final = (float16, bfloat16, float32, float64)
+COMPLEX: Final = (complex32, complex64, complex128)
 Check = Callable[..., Any]
+Prepare = Callable[[list[Any], TensorImpl | None, dict[str, Any]], list[Any]]
+"""Rewrites the operands before anything else (clamp drops absent bounds)."""
 ConfigChoice = Callable[[dict[str, Any]], IterConfig]
 """Picks the iterator config from the non-operand arguments (div's rounding_mode)."""
+
+# Note [Pointwise fast path]
+# A call without out= whose iterator config is fixed caches, per op, the plan and kernel the
+# general path chose for its operands' metadata (dtype, shape, strides, device, backend; the
+# type of a Python number; the default dtype). A repeated call looks the pair up and goes
+# straight to the kernel; errors are never cached, so a failing call fails the same way each
+# time. Prechecks and checks still run on every call (they read argument values).
 
 # torch: structured kernels register per backend; one body serves CPU, CUDA and Meta here
 # because TensorIterator answers Meta from metadata alone.
@@ -92,10 +133,12 @@ class PointwiseOp:
         self._default_kernel: Kernel | None = None
         self._checks: list[Check] = []
         self._prechecks: list[Check] = []
+        self._prepares: list[Prepare] = []
         facts = kernel_dtype_facts(block.op._schema.name, block.op._schema.overload_name)
         self._accepted = None if facts is None else facts.accepted
         self._errors = {} if facts is None else facts.errors
         self.derivative_fn: Callable[..., Any] | None = None
+        self._fast: dict[tuple[object, ...], tuple[Plan, Kernel]] = {}
 
     @property
     def op(self) -> Any:
@@ -138,6 +181,14 @@ class PointwiseOp:
         self._prechecks.append(fn)
         return fn
 
+    def prepare(self, fn: Prepare) -> Prepare:
+        """Register a rewrite of the operand list, run first: `fn(operands, out, extra)`
+        returns the operands the iterator sees and may add arguments to `extra` (torch: meta
+        functions that add only the optional tensors given, as clamp's does).
+        """
+        self._prepares.append(fn)
+        return fn
+
     def derivative(self, fn: F) -> F:
         """Keep the derivative formula for autograd (issue 12). Torch: derivatives.yaml."""
         self.derivative_fn = fn
@@ -167,19 +218,34 @@ class PointwiseOp:
         return kernel
 
     def __call__(
-        self, operands: list[Any], out: TensorImpl | None, extra: dict[str, Any]
+        self, operands: Sequence[Any], out: TensorImpl | None, extra: dict[str, Any]
     ) -> Any:
         """Run the op: build (or reuse) the plan, check, compute, write."""
+        for rewrite in self._prepares:
+            operands = rewrite(list(operands), out, extra)
         for precheck in self._prechecks:
             precheck(*operands, **extra)
         chosen = self._config
-        iter_config = chosen if isinstance(chosen, IterConfig) else chosen(extra)
-        p = plan(iter_config, operands, out)
+        if out is None and type(chosen) is IterConfig:
+            # The fast path: the plan and kernel the general path chose for operands with
+            # this metadata (see Note [Pointwise fast path]).
+            key = (get_default_dtype(), *[operand_key(v) for v in operands])
+            found = self._fast.get(key)
+            if found is None:
+                p = plan(chosen, operands, None)
+                found = (p, self.kernel_for(p) if p.backend is not None else _no_kernel)
+                if len(self._fast) > 1024:
+                    self._fast.clear()
+                self._fast[key] = found
+            p, kernel = found
+        else:
+            iter_config = chosen if isinstance(chosen, IterConfig) else chosen(extra)
+            p = plan(iter_config, operands, out)
+            kernel = self.kernel_for(p) if p.backend is not None else _no_kernel
         for check in self._checks:
             converted = check(p, **extra)
             if converted:
                 extra = {**extra, **converted}
-        kernel = self.kernel_for(p) if p.backend is not None else _no_kernel
         return run(p, kernel, operands, out, extra)
 
     def register(self, block: OpBlock, role: str) -> None:
@@ -196,9 +262,11 @@ class PointwiseOp:
         )
         out_name = next((a.name for a in schema.arguments if a.kwarg_only and a.is_write), None)
         call = self.__call__
+        leading = operand_positions == tuple(range(len(operand_positions)))
+        n_operands = len(operand_positions)
 
         def kernel(*args: Any, **kwargs: Any) -> Any:
-            operands = [args[i] for i in operand_positions]
+            operands = args[:n_operands] if leading else [args[i] for i in operand_positions]
             extra = {name: args[i] for name, i in extra_positional}
             for name in extra_keywords:
                 extra[name] = kwargs[name]

@@ -15,7 +15,7 @@ from refimpl.core.backend import Array, ArrayNamespace, extension
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Plan
-from refimpl.ops._pointwise import pointwise
+from refimpl.ops._pointwise import COMPLEX, pointwise
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
@@ -84,14 +84,19 @@ def add_compute_bool(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Sc
     return xp.logical_or(self, other) if alpha else xp.asarray(self, copy=True)
 
 
+@add.compute(dtypes=COMPLEX)
+def add_compute_complex(
+    xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar
+) -> Array:
+    # A complex product is not an identity even for alpha 1 ((1+0j) * (inf+0j) is inf+nanj),
+    # and torch always multiplies, so complex results multiply always.
+    return xp.add(self, _scaled(xp, other, alpha))
+
+
 @add.compute
 def add_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     """self + alpha * other. Torch: add_kernel in BinaryOpsKernel.cpp (ufunc add)."""
-    # A complex product is not an identity even for alpha 1 ((1+0j) * (inf+0j) is inf+nanj),
-    # and torch always multiplies, so complex results multiply always.
-    if not _one(alpha) or xp.isdtype(other.dtype, "complex floating"):
-        other = _scaled(xp, other, alpha)
-    return xp.add(self, other)
+    return xp.add(self, other if _one(alpha) else _scaled(xp, other, alpha))
 
 
 # --- sub, rsub ---------------------------------------------------------------------------

@@ -14,8 +14,18 @@ from refimpl._base import promotion
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType, bool_
 from refimpl._base.keys import DispatchKey
+from refimpl._base.layout import strided
+from refimpl._base.memory_format import (
+    as_memory_format,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
 from refimpl._base.scalars import Scalar, cast_scalar
+from refimpl.core import layout
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor
@@ -223,39 +233,48 @@ def _to_copy_kernel(
         backend = self._storage.backend  # a converted tensor keeps its backend
     else:
         backend = None if target.type == "meta" else config.backends.resolve(target.type)
-    return data.to_copy(self, self._dtype if dtype is None else dtype, target, backend)
+    return data.to_copy(
+        self, self._dtype if dtype is None else dtype, target, backend,
+        as_memory_format(memory_format),
+    )
 
 
 # --- to: the Tensor.to overloads, decomposed to _to_copy ---------------------------------
 
-# torch: c10::Layout::Strided and c10::MemoryFormat::{Contiguous, Preserve}, as the ints a
-# Layout or MemoryFormat argument carries.
+# torch: c10::Layout::Strided, as the int a Layout argument carries.
 STRIDED: Final = 0
-CONTIGUOUS_FORMAT: Final = 0
-PRESERVE_FORMAT: Final = 1
+
+
+def suggest_memory_format(t: TensorImpl) -> memory_format:
+    """Channels-last when the strides say so, else contiguous.
+
+    Torch: TensorBase::suggest_memory_format.
+    """
+    if layout.suggests_channels_last(t._size, t._stride):
+        return channels_last if len(t._size) == 4 else channels_last_3d
+    return contiguous_format
 
 
 def _to_impl(
-    self: TensorImpl, dtype: DType | None, layout: int | None, device: device | None,
-    pin_memory: bool | None, non_blocking: bool, copy: bool, memory_format: int | None,
+    self: TensorImpl, dtype: DType | None, layout_arg: Any, device: device | None,
+    pin_memory: bool | None, non_blocking: bool, copy: bool, memory_format: Any,
 ) -> Any:
     """`self` when nothing would change, else aten._to_copy.
 
-    Torch: to_impl and to_will_alias in aten/src/ATen/native/TensorConversions.cpp.
+    Torch: to_impl and to_will_alias in aten/src/ATen/native/TensorConversions.cpp: a memory
+    format other than preserve aliases only when it is the tensor's suggested format.
     """
-    # torch: a memory format other than preserve aliases when it is the tensor's suggested
-    # format; refimpl has no channels-last layouts yet (#5), so every tensor suggests
-    # contiguous, as torch's do when no channels-last strides are present.
+    fmt = as_memory_format(memory_format)
     if (
         (dtype is None or dtype is self._dtype)
-        and (layout is None or layout == STRIDED)
+        and (layout_arg is None or layout_arg == STRIDED or layout_arg is strided)
         and (device is None or device == self._storage.device)
         and not copy
-        and memory_format in (None, PRESERVE_FORMAT, CONTIGUOUS_FORMAT)
+        and (fmt is None or fmt is preserve_format or suggest_memory_format(self) is fmt)
     ):
         return self
     return aten._to_copy.default(
-        self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+        self, dtype=dtype, layout=layout_arg, device=device, pin_memory=pin_memory,
         non_blocking=non_blocking, memory_format=memory_format,
     )
 
@@ -268,7 +287,7 @@ to_dtype = defop(
 
 @to_dtype.decomposition
 def to_dtype_decomposition(
-    self: TensorImpl, dtype: DType, non_blocking: bool, copy: bool, memory_format: int | None
+    self: TensorImpl, dtype: DType, non_blocking: bool, copy: bool, memory_format: Any
 ) -> Any:
     """`self` as `dtype`; itself if it has that dtype. Torch: to (dtype) in TensorConversions.cpp."""
     return _to_impl(self, dtype, None, None, None, non_blocking, copy, memory_format)
@@ -283,7 +302,7 @@ to_device = defop(
 @to_device.decomposition
 def to_device_decomposition(
     self: TensorImpl, device: device, dtype: DType, non_blocking: bool, copy: bool,
-    memory_format: int | None,
+    memory_format: Any,
 ) -> Any:
     """`self` on `device` as `dtype`. Torch: to (device, dtype) in TensorConversions.cpp.
 
@@ -303,7 +322,7 @@ to_dtype_layout = defop(
 @to_dtype_layout.decomposition
 def to_dtype_layout_decomposition(
     self: TensorImpl, *, dtype: DType | None, layout: int | None, device: device | None,
-    pin_memory: bool | None, non_blocking: bool, copy: bool, memory_format: int | None,
+    pin_memory: bool | None, non_blocking: bool, copy: bool, memory_format: Any,
 ) -> Any:
     """`self` with the given tensor options. Torch: to (TensorOptions) in TensorConversions.cpp."""
     return _to_impl(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
@@ -318,7 +337,7 @@ to_other = defop(
 @to_other.decomposition
 def to_other_decomposition(
     self: TensorImpl, other: TensorImpl, non_blocking: bool, copy: bool,
-    memory_format: int | None,
+    memory_format: Any,
 ) -> Any:
     """`self` with `other`'s dtype and device. Torch: to (other) in TensorConversions.cpp."""
     return _to_impl(

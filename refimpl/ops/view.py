@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
+from refimpl._base.memory_format import as_memory_format, preserve_format
 from refimpl.core import strides as geometry
 from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import TensorImpl, make_tensor, make_view
@@ -428,10 +429,15 @@ contiguous = defop("contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) 
 
 
 @contiguous.decomposition
-def contiguous_decomposition(self: TensorImpl, *, memory_format: int) -> Any:
-    """Itself if contiguous, else a contiguous clone. Torch: contiguous in TensorProperties.cpp."""
-    # TODO(#5): channels_last memory formats arrive with TensorIterator's layout rules.
-    if self.is_contiguous():
+def contiguous_decomposition(self: TensorImpl, *, memory_format: Any) -> Any:
+    """Itself if contiguous in `memory_format`, else a clone in that format.
+
+    Torch: contiguous in TensorProperties.cpp (is_contiguous(memory_format), then clone).
+    """
+    fmt = as_memory_format(memory_format)
+    if fmt is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if self.is_contiguous(memory_format=fmt):
         return self
     return aten.clone.default(self, memory_format=memory_format)
 
@@ -440,13 +446,10 @@ clone = defop("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 
 
 @clone.kernel(CEA)
-def clone_kernel(self: TensorImpl, *, memory_format: int | None) -> Any:
-    """A copy with its own storage. Torch: clone in TensorFactories.cpp.
-
-    Differs: torch's default preserve_format keeps a dense input's strides; refimpl's copy is
-    always contiguous until TensorIterator's layout rules arrive (#5).
-    """
-    return data.clone(self)
+def clone_kernel(self: TensorImpl, *, memory_format: Any) -> Any:
+    """A copy with its own storage, laid out as `memory_format` asks (default: preserve, which
+    keeps a dense input's strides). Torch: clone in TensorFactories.cpp."""
+    return data.clone(self, as_memory_format(memory_format))
 
 
 def _format(values: list[int]) -> str:

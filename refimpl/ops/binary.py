@@ -1,0 +1,635 @@
+"""Binary ops: pow, float_power, bitwise and shifts, logical, copysign, hypot, atan2,
+heaviside, nextafter, ldexp, logaddexp, logaddexp2, xlogy, gcd, lcm.
+
+Torch: aten/src/ATen/native/BinaryOps.cpp and Pow.cpp (the structured meta functions and the
+composite ops) and the CPU kernels of native/cpu/BinaryOpsKernel.cpp and PowKernel.cpp. Each
+op is one `pointwise` declaration; the iterator (ops/_iterator.py) does broadcasting,
+promotion, devices, layouts and out=.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from refimpl._base import promotion
+from refimpl._base.dtypes import DType, bool_, complex128, float64
+from refimpl._base.keys import DispatchKey
+from refimpl._base.promotion import OperandKind, result_type_of
+from refimpl._base.scalars import Scalar
+from refimpl.core.backend import Array, ArrayNamespace, extension
+from refimpl.core.strides import contiguous_strides
+from refimpl.core.tensor import TensorImpl, empty_tensor, resize_for_output
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops._iterator import Builder
+from refimpl.ops._pointwise import PointwiseOp, pointwise
+from refimpl.ops._register import defop
+
+aten: Final = namespace("aten")
+CEA: Final = DispatchKey.CompositeExplicitAutograd
+_BACKEND_KEYS: Final = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
+
+Operand = TensorImpl | Scalar
+ArrayFn = Callable[..., Array]
+
+
+def _kind(value: Operand) -> tuple[DType, OperandKind]:
+    if isinstance(value, TensorImpl):
+        return value._dtype, (OperandKind.DIMENSIONED if value._size else OperandKind.ZERO_DIM)
+    return promotion.scalar_dtype(value), OperandKind.WRAPPED
+
+
+def _is_integral(value: Operand) -> bool:
+    """Integral including bool (torch: isIntegralType(t, /*includeBool=*/true))."""
+    if isinstance(value, TensorImpl):
+        return not (value._dtype.is_floating_point or value._dtype.is_complex)
+    return isinstance(value, bool | int)
+
+
+def _inplace_alias(op: PointwiseOp, *schemas: str) -> None:
+    """Register torch's `__i<op>__` overloads as in-place forms of `op`.
+
+    Torch: __ilshift__ / __irshift__ build a binary TensorIterator with self as the output.
+    """
+    for text in schemas:
+        op.register(defop(text), "inplace")
+
+
+# --- pow -----------------------------------------------------------------------------------
+
+
+def _int_pow(xp: ArrayNamespace, base: Array, exponent: Array) -> Array:
+    """Integer power that wraps like C++; negative exponents give 1, -1 or 0.
+
+    Torch: powi in native/Pow.h (1 ** -n is 1, (-1) ** -n is +-1, other bases give 0).
+    """
+    negative = exponent < 0
+    safe = xp.where(negative, xp.zeros_like(exponent), exponent)
+    result = xp.pow(base, safe)
+    one = xp.ones_like(base)
+    inverse = xp.where(base == 1, one, xp.zeros_like(base))
+    if xp.isdtype(base.dtype, "signed integer"):
+        odd = xp.remainder(exponent, xp.asarray(2, dtype=exponent.dtype)) != 0
+        inverse = xp.where(base == -1, xp.where(odd, -one, one), inverse)
+    return xp.where(negative, inverse, result)
+
+
+def pow_arrays(xp: ArrayNamespace, self: Array, exponent: Array) -> Array:
+    """self ** exponent. Torch: pow_tensor_tensor_kernel / pow_tensor_scalar_kernel (std::pow;
+    exponents 0.5, 2, 3, -0.5, -1, -2 computed as sqrt, products and reciprocals)."""
+    if xp.isdtype(self.dtype, "integral"):
+        return _int_pow(xp, self, exponent)
+    return xp.pow(self, exponent)
+
+
+pow_tensor = pointwise(
+    "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "exponent"),
+)
+pow_tensor.compute(pow_arrays)
+
+pow_scalar = pointwise(
+    "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "exponent"),
+)
+
+
+@pow_scalar.precheck
+def pow_scalar_precheck(self: TensorImpl, exponent: Scalar) -> None:
+    """Torch: TORCH_META_FUNC2(pow, Tensor_Scalar) (a NumPy compatibility check)."""
+    if _is_integral(self) and _is_integral(exponent) and exponent < 0:  # type: ignore[operator]
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def pow_scalar_compute_bool(xp: ArrayNamespace, self: Array, exponent: Array) -> Array:
+    # torch: a bool base with a bool exponent: exponent False fills 1, True copies self.
+    return xp.where(exponent, self, xp.ones_like(self))
+
+
+pow_scalar.compute(dtypes=(bool_,))(pow_scalar_compute_bool)
+pow_scalar.compute(pow_arrays)
+
+
+def _pow_base_scalar(
+    self: Scalar, exponent: TensorImpl, out: TensorImpl | None
+) -> TensorImpl:
+    """Torch: TORCH_META_FUNC2(pow, Scalar) allocates the result contiguous with the
+    exponent's sizes (not layout-preserving); pow_Scalar_out fills ones for base 1 and
+    otherwise runs pow.Tensor_Tensor with the base as a wrapped number."""
+    if out is None:
+        dtype = result_type_of((_kind(self), _kind(exponent)))
+        storage = exponent._storage
+        out = empty_tensor(exponent._size, dtype, storage.device, storage.backend)
+    # torch: Scalar::equal(1.0) is false for a bool base, true for a complex 1 + 0j.
+    if not isinstance(self, bool) and self == 1:
+        if out._size != exponent._size:
+            resize_for_output(out, exponent._size, contiguous_strides(exponent._size))
+        aten.fill_.Scalar(out, 1)
+        return out
+    pow_tensor([self, exponent], out, {})
+    return out
+
+
+pow_base = defop("pow.Scalar(Scalar self, Tensor exponent) -> Tensor")
+pow_base_out = defop("pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)")
+
+
+def pow_base_kernel(self: Scalar, exponent: TensorImpl) -> TensorImpl:
+    """Scalar ** Tensor. Torch: pow.Scalar (structured; pow_Scalar_out)."""
+    return _pow_base_scalar(self, exponent, None)
+
+
+def pow_base_out_kernel(self: Scalar, exponent: TensorImpl, *, out: TensorImpl) -> TensorImpl:
+    """Scalar ** Tensor into `out`. Torch: pow.Scalar_out."""
+    return _pow_base_scalar(self, exponent, out)
+
+
+for _key in _BACKEND_KEYS:
+    pow_base.kernel(_key)(pow_base_kernel)
+    pow_base_out.kernel(_key)(pow_base_out_kernel)
+
+
+# --- float_power -----------------------------------------------------------------------------
+
+
+def _float_power_dtype(*values: Operand) -> DType:
+    """Torch: float_power computes in float64, or complex128 when anything is complex."""
+    complex_ = any(
+        v._dtype.is_complex if isinstance(v, TensorImpl) else isinstance(v, complex)
+        for v in values
+    )
+    return complex128 if complex_ else float64
+
+
+def _to(value: Operand, dtype: DType) -> Operand:
+    # torch: Tensor.to(dtype) (aten._to_copy when the dtype differs) and Scalar::toDouble /
+    # toComplexDouble for a Scalar.
+    if isinstance(value, TensorImpl):
+        return value if value._dtype is dtype else aten._to_copy.default(value, dtype=dtype)
+    return complex(value) if dtype is complex128 else float(value)  # type: ignore[arg-type]
+
+
+def _float_power(base: Operand, exponent: Operand) -> Any:
+    dtype = _float_power_dtype(base, exponent)
+    b, e = _to(base, dtype), _to(exponent, dtype)
+    if isinstance(b, TensorImpl) and isinstance(e, TensorImpl):
+        return aten.pow.Tensor_Tensor(b, e)
+    if isinstance(b, TensorImpl):
+        return aten.pow.Tensor_Scalar(b, e)
+    return aten.pow.Scalar(b, e)
+
+
+def _float_power_out(base: Operand, exponent: Operand, out: TensorImpl) -> Any:
+    dtype = _float_power_dtype(base, exponent)
+    if out._dtype is not dtype:
+        raise RuntimeError(
+            f"the output given to float_power has dtype {out._dtype.scalar_name} but the "
+            f"operation's result requires dtype {dtype.scalar_name}"
+        )
+    b, e = _to(base, dtype), _to(exponent, dtype)
+    if isinstance(b, TensorImpl) and isinstance(e, TensorImpl):
+        return aten.pow.Tensor_Tensor_out(b, e, out=out)
+    if isinstance(b, TensorImpl):
+        return aten.pow.Tensor_Scalar_out(b, e, out=out)
+    return aten.pow.Scalar_out(b, e, out=out)
+
+
+def _float_power_(self: TensorImpl, exponent: Operand) -> Any:
+    dtype = _float_power_dtype(self, exponent)
+    if self._dtype is not dtype:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {self._dtype.scalar_name} but the "
+            f"operation's result requires dtype {dtype.scalar_name}"
+        )
+    e = _to(exponent, dtype)
+    if isinstance(e, TensorImpl):
+        return aten.pow_.Tensor(self, e)
+    return aten.pow_.Scalar(self, e)
+
+
+# torch: float_power (all overloads) is CompositeImplicitAutograd in Pow.cpp.
+_FLOAT_POWER: Final[tuple[tuple[str, Callable[..., Any]], ...]] = (
+    ("float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", _float_power),
+    ("float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", _float_power),
+    ("float_power.Scalar(Scalar self, Tensor exponent) -> Tensor", _float_power),
+    (
+        (
+            "float_power.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) "
+            "-> Tensor(a!)"
+        ),
+        _float_power_out,
+    ),
+    (
+        (
+            "float_power.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) "
+            "-> Tensor(a!)"
+        ),
+        _float_power_out,
+    ),
+    ("float_power.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)",
+     _float_power_out),
+    ("float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", _float_power_),
+    ("float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", _float_power_),
+)
+
+
+def _float_power_decomposition(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def decomposition(self: Operand, exponent: Operand, **out: TensorImpl) -> Any:
+        """Torch: float_power in Pow.cpp: `.to(float64 or complex128)`, then pow."""
+        return fn(self, exponent, *out.values())
+
+    return decomposition
+
+
+for _text, _fn in _FLOAT_POWER:
+    defop(_text).decomposition(_float_power_decomposition(_fn))
+
+
+# --- bitwise and, or, xor --------------------------------------------------------------------
+
+
+def _bitwise(fn_name: str, bool_name: str) -> tuple[ArrayFn, ArrayFn]:
+    def compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+        return getattr(xp, fn_name)(self, other)
+
+    def compute_bool(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+        # The Array API has no bitwise ops on bool; torch's are the logical ones.
+        return getattr(xp, bool_name)(self, other)
+
+    return compute, compute_bool
+
+
+# name, Array API function on integers, on bool. Torch: bitwise_{and,or,xor}_kernel.
+_BITWISE: Final = (
+    ("bitwise_and", "__and__", "bitwise_and", "logical_and"),
+    ("bitwise_or", "__or__", "bitwise_or", "logical_or"),
+    ("bitwise_xor", "__xor__", "bitwise_xor", "logical_xor"),
+)
+
+BITWISE_OPS: Final[dict[str, PointwiseOp]] = {}
+for _name, _, _int_fn, _bool_fn in _BITWISE:
+    _op = pointwise(
+        f"{_name}.Tensor(Tensor self, Tensor other) -> Tensor",
+        Builder.BINARY_OP,
+        operands=("self", "other"),
+        scalar=(
+            f"{_name}.Scalar(Tensor self, Scalar other) -> Tensor",
+            f"{_name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+        ),
+    )
+    _compute, _compute_bool = _bitwise(_int_fn, _bool_fn)
+    _op.compute(_compute)
+    _op.compute(dtypes=(bool_,))(_compute_bool)
+    BITWISE_OPS[_name] = _op
+
+
+def _dunder(target: str) -> Callable[..., Any]:
+    def decomposition(self: TensorImpl, other: Operand) -> Any:
+        """Torch: __and__ / __iand__ (and or, xor) are CompositeImplicitAutograd over the
+        bitwise op of the same overload (BitwiseOps.cpp)."""
+        packet, _, overload = target.partition(".")
+        return getattr(getattr(aten, packet), overload)(self, other)
+
+    return decomposition
+
+
+for _name, _dunder_name, _, _ in _BITWISE:
+    _inplace = "__i" + _dunder_name[2:]
+    for _overload, _arg in (("Tensor", "Tensor"), ("Scalar", "Scalar")):
+        defop(f"{_dunder_name}.{_overload}(Tensor self, {_arg} other) -> Tensor").decomposition(
+            _dunder(f"{_name}.{_overload}")
+        )
+        defop(
+            f"{_inplace}.{_overload}(Tensor(a!) self, {_arg} other) -> Tensor(a!)"
+        ).decomposition(_dunder(f"{_name}_.{_overload}"))
+
+
+# --- shifts ----------------------------------------------------------------------------------
+
+
+def _bits(xp: ArrayNamespace, dtype: Any) -> int:
+    return int(xp.iinfo(dtype).bits)
+
+
+def _shift_out_of_range(xp: ArrayNamespace, other: Array, limit: int) -> Array:
+    # torch: a shift is out of range when negative (as the signed type) or >= `limit`.
+    if xp.isdtype(other.dtype, "unsigned integer"):
+        return other >= limit
+    return (other < 0) | (other >= limit)
+
+
+def left_shift_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """self << other; shifts out of [0, bits) give 0. Torch: lshift_kernel."""
+    bits = _bits(xp, self.dtype)
+    bad = _shift_out_of_range(xp, other, bits)
+    safe = xp.where(bad, xp.zeros_like(other), other)
+    return xp.where(bad, xp.zeros_like(self), xp.bitwise_left_shift(self, safe))
+
+
+def right_shift_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """self >> other; shifts out of range keep only the sign. Torch: rshift_kernel."""
+    signed = xp.isdtype(self.dtype, "signed integer")
+    limit = _bits(xp, self.dtype) - (1 if signed else 0)
+    bad = _shift_out_of_range(xp, other, limit)
+    safe = xp.where(bad, xp.asarray(limit if signed else 0, dtype=other.dtype), other)
+    shifted = xp.bitwise_right_shift(self, safe)
+    return shifted if signed else xp.where(bad, xp.zeros_like(self), shifted)
+
+
+left_shift = pointwise(
+    "bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=(
+        "bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+        "bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+    ),
+)
+left_shift.compute(left_shift_arrays)
+
+right_shift = pointwise(
+    "bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=(
+        "bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor",
+        "bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor",
+    ),
+)
+right_shift.compute(right_shift_arrays)
+
+# torch: __lshift__ / __rshift__ (BinaryOps.cpp) build their own binary TensorIterator over
+# the same kernels; the Python operators `<<` and `>>` call them.
+lshift = pointwise(
+    "__lshift__.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=("__lshift__.Scalar(Tensor self, Scalar other) -> Tensor",),
+)
+lshift.compute(left_shift_arrays)
+_inplace_alias(
+    lshift,
+    "__ilshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+    "__ilshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+)
+
+rshift = pointwise(
+    "__rshift__.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_OP,
+    operands=("self", "other"),
+    scalar=("__rshift__.Scalar(Tensor self, Scalar other) -> Tensor",),
+)
+rshift.compute(right_shift_arrays)
+_inplace_alias(
+    rshift,
+    "__irshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+    "__irshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+)
+
+
+# --- logical and, or, xor ------------------------------------------------------------------
+
+
+def _logical(fn_name: str) -> ArrayFn:
+    def compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+        """Torch: logical_{and,or,xor}_kernel: the truth of each operand (nonzero)."""
+        a = self if self.dtype == xp.bool else self != 0
+        b = other if other.dtype == xp.bool else other != 0
+        return getattr(xp, fn_name)(a, b)
+
+    return compute
+
+
+LOGICAL_OPS: Final[dict[str, PointwiseOp]] = {}
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    # torch: comparison_op builder: bool result, or cast into out's dtype.
+    LOGICAL_OPS[_name] = pointwise(
+        f"{_name}(Tensor self, Tensor other) -> Tensor", Builder.COMPARISON_OP
+    )
+    LOGICAL_OPS[_name].compute(_logical(_name))
+
+
+# --- copysign, hypot, atan2, heaviside, nextafter ------------------------------------------
+
+copysign = pointwise(
+    "copysign.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_FLOAT_OP,
+    operands=("self", "other"),
+    scalar=("copysign.Scalar(Tensor self, Scalar other) -> Tensor",),
+)
+
+
+@copysign.compute
+def copysign_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """|self| with the sign of other. Torch: copysign_kernel (std::copysign)."""
+    return xp.copysign(self, other)
+
+
+hypot = pointwise("hypot(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
+
+
+@hypot.compute
+def hypot_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """sqrt(self**2 + other**2) without overflow. Torch: hypot_kernel (std::hypot)."""
+    return xp.hypot(self, other)
+
+
+atan2 = pointwise("atan2(Tensor self, Tensor other) -> Tensor", Builder.BINARY_FLOAT_OP)
+
+
+@atan2.compute
+def atan2_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """The angle of (other, self). Torch: atan2_kernel (std::atan2)."""
+    return xp.atan2(self, other)
+
+
+arctan2 = defop("arctan2(Tensor self, Tensor other) -> Tensor")
+
+
+@arctan2.decomposition
+def arctan2_decomposition(self: TensorImpl, other: TensorImpl) -> Any:
+    """Torch: arctan2 is a CompositeImplicitAutograd alias of atan2."""
+    return aten.atan2.default(self, other)
+
+
+arctan2_out = defop("arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
+
+
+@arctan2_out.decomposition
+def arctan2_out_decomposition(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) -> Any:
+    """Torch: arctan2.out is an alias of atan2.out."""
+    return aten.atan2.out(self, other, out=out)
+
+
+arctan2_ = defop("arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)")
+
+
+@arctan2_.decomposition
+def arctan2__decomposition(self: TensorImpl, other: TensorImpl) -> Any:
+    """Torch: arctan2_ is an alias of atan2_."""
+    return aten.atan2_.default(self, other)
+
+
+heaviside = pointwise(
+    "heaviside(Tensor self, Tensor values) -> Tensor", Builder.BINARY_OP,
+    operands=("self", "values"),
+)
+
+_HEAVISIDE_COMPLEX: Final = "heaviside is not yet implemented for complex tensors."
+_HEAVISIDE_DTYPES: Final = "heaviside is not yet implemented for tensors with different dtypes."
+
+
+@heaviside.precheck
+def heaviside_precheck(self: TensorImpl, values: TensorImpl) -> None:
+    """Torch: TORCH_META_FUNC(heaviside) checks dtypes before building the iterator."""
+    if self._dtype.is_complex or values._dtype.is_complex:
+        raise RuntimeError(_HEAVISIDE_COMPLEX)
+    if self._dtype is not values._dtype:
+        raise RuntimeError(_HEAVISIDE_DTYPES)
+
+
+@heaviside.check
+def heaviside_check(p: Any) -> None:
+    # torch: the same meta function checks a given out's dtype too.
+    if p.output_dtype.is_complex:
+        raise RuntimeError(_HEAVISIDE_COMPLEX)
+    if p.output_dtype is not p.common_dtype:
+        raise RuntimeError(_HEAVISIDE_DTYPES)
+
+
+@heaviside.compute
+def heaviside_compute(xp: ArrayNamespace, self: Array, values: Array) -> Array:
+    """values where self is 0, else (self > 0). Torch: heaviside_kernel."""
+    # The Array API orders no bools; a bool self is its own (self > 0).
+    positive = self if self.dtype == xp.bool else xp.astype(self > 0, self.dtype)
+    return xp.where(self == xp.zeros_like(self), values, positive)
+
+
+nextafter = pointwise("nextafter(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
+
+
+@nextafter.compute
+def nextafter_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """The next representable value after self towards other. Torch: nextafter_kernel."""
+    return extension(xp, "nextafter")(self, other)
+
+
+# --- ldexp -----------------------------------------------------------------------------------
+# torch: ldexp (BinaryOps.cpp) is CompositeExplicitAutograd: self * pow(2.0, other).
+
+ldexp = defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor")
+ldexp_out = defop("ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
+ldexp_ = defop("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)")
+
+
+@ldexp.kernel(CEA)
+def ldexp_kernel(self: TensorImpl, other: TensorImpl) -> Any:
+    """self * 2 ** other. Torch: ldexp in BinaryOps.cpp."""
+    return aten.mul.Tensor(self, aten.pow.Scalar(2.0, other))
+
+
+@ldexp_out.kernel(CEA)
+def ldexp_out_kernel(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) -> Any:
+    """Torch: ldexp_out is mul_out(out, self, pow(2.0, other))."""
+    return aten.mul.out(self, aten.pow.Scalar(2.0, other), out=out)
+
+
+@ldexp_.kernel(CEA)
+def ldexp__kernel(self: TensorImpl, other: TensorImpl) -> Any:
+    """Torch: ldexp_ is ldexp_out(self, self, other)."""
+    return aten.ldexp.out(self, other, out=self)
+
+
+# --- logaddexp, logaddexp2 -------------------------------------------------------------------
+
+
+def _logaddexp_real(xp: ArrayNamespace, a: Array, b: Array, base2: bool) -> Array:
+    # torch: logaddexp_kernel: equal infinities give themselves; otherwise
+    # max + log1p(exp(-|a - b|)) (log1p(exp2(..)) / ln 2 for base 2).
+    m = xp.maximum(a, b)
+    d = -xp.abs(a - b)
+    if base2:
+        tail = xp.log1p(xp.pow(xp.asarray(2.0, dtype=a.dtype), d)) / xp.log(
+            xp.asarray(2.0, dtype=a.dtype)
+        )
+    else:
+        tail = xp.log1p(xp.exp(d))
+    same_inf = xp.isinf(a) & (a == b)
+    nan = xp.isnan(a) | xp.isnan(b)
+    result = xp.where(same_inf, a, m + tail)
+    return xp.where(nan, a + b, result)
+
+
+logaddexp = pointwise("logaddexp(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
+
+
+@logaddexp.compute
+def logaddexp_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """log(exp(self) + exp(other)). Torch: logaddexp_kernel (_log_add_exp_helper)."""
+    if xp.isdtype(self.dtype, "complex floating"):
+        # torch: the operand with the larger real part factors out.
+        first = xp.real(self) >= xp.real(other)
+        big = xp.where(first, self, other)
+        small = xp.where(first, other, self)
+        return big + xp.log1p(xp.exp(small - big))
+    return _logaddexp_real(xp, self, other, base2=False)
+
+
+logaddexp2 = pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
+
+
+@logaddexp2.compute
+def logaddexp2_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """log2(2**self + 2**other). Torch: logaddexp2_kernel."""
+    return _logaddexp_real(xp, self, other, base2=True)
+
+
+# --- xlogy -----------------------------------------------------------------------------------
+
+xlogy = pointwise(
+    "xlogy.Tensor(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_FLOAT_OP,
+    operands=("self", "other"),
+    scalar=(
+        "xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor",
+        "xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor",
+    ),
+)
+
+
+@xlogy.compute
+def xlogy_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """self * log(other), 0 where self is 0 (nan where other is nan). Torch: xlogy_kernel."""
+    product = self * xp.log(other)
+    zero = xp.where(self == 0, xp.zeros_like(product), product)
+    return xp.where(xp.isnan(other), other, zero)
+
+
+# --- gcd, lcm --------------------------------------------------------------------------------
+
+
+def gcd_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """The greatest common divisor, non-negative. Torch: calc_gcd (Euclid on |a|, |b|)."""
+    a, b = xp.abs(self), xp.abs(other)
+    while bool(xp.any(a != 0)):
+        nonzero = a != 0
+        safe = xp.where(nonzero, a, xp.ones_like(a))
+        a, b = xp.where(nonzero, xp.remainder(b, safe), a), xp.where(nonzero, a, b)
+    return b
+
+
+gcd = pointwise("gcd(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
+gcd.compute(gcd_arrays)
+
+lcm = pointwise("lcm(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
+
+
+@lcm.compute
+def lcm_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """|self / gcd * other|, 0 where the gcd is 0. Torch: lcm_kernel."""
+    g = gcd_arrays(xp, self, other)
+    zero = g == 0
+    safe = xp.where(zero, xp.ones_like(g), g)
+    return xp.where(zero, xp.zeros_like(g), xp.abs(xp.floor_divide(self, safe) * other))

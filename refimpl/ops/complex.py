@@ -1,0 +1,275 @@
+"""Complex numbers: complex, polar, view_as_real, view_as_complex, real, imag, conj,
+conj_physical, resolve_conj, resolve_neg.
+
+Torch: aten/src/ATen/native/TensorFactories.cpp (complex, polar), ComplexHelper.h
+(view_as_real, view_as_complex), UnaryOps.cpp (real, imag, conj, conj_physical, resolve_conj,
+resolve_neg). See Note [Complex views are copies].
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from refimpl._base.dtypes import DType
+from refimpl._base.keys import DispatchKey
+from refimpl.core.backend import Array, ArrayNamespace, extension
+from refimpl.core.storage import Storage
+from refimpl.core.tensor import TensorImpl, make_tensor
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops._iterator import IterConfig, Plan, ResultDtype
+from refimpl.ops._pointwise import pointwise
+from refimpl.ops._register import defop
+
+aten: Final = namespace("aten")
+_BACKEND_KEYS: Final = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
+_CEA: Final = DispatchKey.CompositeExplicitAutograd
+_HALF_FLOAT_DOUBLE: Final = frozenset({"float16", "float32", "float64"})
+
+# Note [Complex views are copies]
+# In torch, view_as_real and view_as_complex reinterpret the same memory with another dtype,
+# and real/imag/conj are views over it. A refimpl storage holds one flat array of one dtype,
+# and the Array API has no dtype-changing view, so these results copy the whole storage into
+# one of the new dtype and lay the result over it with torch's geometry: sizes, strides,
+# storage offset and dtype are torch's, the values are torch's, but writes through the result
+# do not reach the source (and `_is_view()` is False). A dtype-changing storage view is the
+# missing piece.
+
+# --- complex, polar ------------------------------------------------------------------------
+
+
+def _check_floating(a: TensorImpl, b: TensorImpl) -> None:
+    # torch: complex_check_floating in TensorFactories.cpp.
+    if a._dtype.name not in _HALF_FLOAT_DOUBLE or b._dtype.name not in _HALF_FLOAT_DOUBLE:
+        raise RuntimeError(
+            "Expected both inputs to be Half, Float or Double tensors but got "
+            f"{a._dtype.scalar_name} and {b._dtype.scalar_name}"
+        )
+
+
+def _check_same(a: TensorImpl, b: TensorImpl, *_: Any) -> None:
+    # torch: complex_check_dtype in TensorFactories.cpp.
+    _check_floating(a, b)
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"Expected object of scalar type {a._dtype.scalar_name} but got scalar type "
+            f"{b._dtype.scalar_name} for second argument"
+        )
+
+
+def _check_out(p: Plan) -> None:
+    if p.output_dtype is not p.kernel_dtype:
+        raise RuntimeError(
+            f"Expected object of scalar type {p.kernel_dtype.scalar_name} but got scalar type "
+            f"{p.output_dtype.scalar_name} for argument 'out'"
+        )
+
+
+# torch: complex_out builds its iterator with check_all_same_dtype(false) over two inputs of
+# one floating dtype; the output is that dtype's complex counterpart.
+_COMPLEX_CONFIG: Final = IterConfig(check_all_same_dtype=False, result=ResultDtype.TO_COMPLEX)
+
+
+def make_complex(xp: ArrayNamespace, real: Array, imag: Array) -> Array:
+    """real + i*imag, exact for infinite and NaN parts (real + imag*1j is not)."""
+    return extension(xp, "complex")(real, imag)
+
+
+complex_ = pointwise("complex(Tensor real, Tensor imag) -> Tensor", _COMPLEX_CONFIG)
+complex_.precheck(_check_same)
+complex_.check(_check_out)
+
+
+@complex_.compute
+def complex_compute(xp: ArrayNamespace, real: Array, imag: Array) -> Array:
+    """Torch: complex_kernel in native/cpu/ComplexKernel.cpp."""
+    return make_complex(xp, real, imag)
+
+
+polar = pointwise("polar(Tensor abs, Tensor angle) -> Tensor", _COMPLEX_CONFIG)
+polar.precheck(_check_same)
+polar.check(_check_out)
+
+
+@polar.compute
+def polar_compute(xp: ArrayNamespace, abs: Array, angle: Array) -> Array:
+    """abs * (cos(angle) + i sin(angle)). Torch: polar_kernel (std::polar)."""
+    return make_complex(xp, abs * xp.cos(angle), abs * xp.sin(angle))
+
+
+# --- view_as_real, view_as_complex -----------------------------------------------------------
+
+
+def _retyped(
+    source: TensorImpl, array: Array | None, count: int, dtype: DType,
+    size: tuple[int, ...], stride: tuple[int, ...], offset: int,
+) -> Any:
+    storage = source._storage
+    new = Storage(array, count, dtype, storage.device, storage.backend)
+    return make_tensor(new, size, stride, offset, dtype, cls=type(source))
+
+
+view_as_real = defop("view_as_real(Tensor(a) self) -> Tensor(a)")
+
+
+def view_as_real_kernel(self: TensorImpl) -> Any:
+    """A complex tensor as a real one with a last dim of 2 (real, imaginary).
+
+    Torch: view_as_real in ComplexHelper.h. See Note [Complex views are copies].
+    """
+    if not self._dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    storage = self._storage
+    flat = storage.array
+    backend = storage.backend
+    pairs = None
+    if flat is not None and backend is not None:
+        xp = backend.xp
+        pairs = xp.reshape(xp.stack((xp.real(flat), xp.imag(flat)), axis=-1), (-1,))
+    # Differs: a copy of the storage, not a view of it. See Note [Complex views are copies].
+    return _retyped(
+        self, pairs, 2 * storage.size_elements, self._dtype.to_real(), (*self._size, 2),
+        (*(2 * s for s in self._stride), 1), 2 * self._storage_offset,
+    )
+
+
+for _key in _BACKEND_KEYS:
+    view_as_real.kernel(_key)(view_as_real_kernel)
+
+view_as_complex = defop("view_as_complex(Tensor(a) self) -> Tensor(a)")
+
+
+def view_as_complex_kernel(self: TensorImpl) -> Any:
+    """A real tensor whose last dim is 2 as a complex one. Torch: view_as_complex in
+    ComplexHelper.h, with its checks in its order. See Note [Complex views are copies]."""
+    if self._dtype.name not in _HALF_FLOAT_DOUBLE:
+        raise RuntimeError(
+            "view_as_complex is only supported for half, float and double tensors, but got a "
+            f"tensor of scalar type: {self._dtype.scalar_name}"
+        )
+    if not self._size:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if self._size[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if self._stride[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in self._stride[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if self._storage_offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    storage = self._storage
+    count = storage.size_elements // 2
+    flat = storage.array
+    backend = storage.backend
+    values = None
+    if flat is not None and backend is not None:
+        xp = backend.xp
+        values = make_complex(xp, flat[0:2 * count:2], flat[1:2 * count:2])
+    # Differs: a copy of the storage, not a view of it. See Note [Complex views are copies].
+    return _retyped(
+        self, values, count, self._dtype.to_complex(), self._size[:-1],
+        tuple(s // 2 for s in self._stride[:-1]), self._storage_offset // 2,
+    )
+
+
+for _key in _BACKEND_KEYS:
+    view_as_complex.kernel(_key)(view_as_complex_kernel)
+
+
+# --- real, imag ----------------------------------------------------------------------------
+
+real = defop("real(Tensor(a) self) -> Tensor(a)")
+
+
+@real.decomposition
+def real_decomposition(self: TensorImpl) -> Any:
+    """The real part; a real tensor is returned itself. Torch: real in UnaryOps.cpp."""
+    if not self._dtype.is_complex:
+        return self
+    return aten.select.int(aten.view_as_real.default(self), -1, 0)
+
+
+imag = defop("imag(Tensor(a) self) -> Tensor(a)")
+
+
+@imag.decomposition
+def imag_decomposition(self: TensorImpl) -> Any:
+    """The imaginary part, for complex tensors only. Torch: imag in UnaryOps.cpp."""
+    if not self._dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return aten.select.int(aten.view_as_real.default(self), -1, 1)
+
+
+# --- conj_physical, conj, resolve_conj, resolve_neg ----------------------------------------
+
+_conj_physical = pointwise("_conj_physical(Tensor self) -> Tensor", IterConfig())
+
+
+@_conj_physical.compute
+def conj_physical_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The complex conjugate; a copy for real dtypes. Torch: conj_kernel in
+    native/cpu/UnaryOpsKernel.cpp."""
+    if xp.isdtype(self.dtype, "complex floating"):
+        return xp.conj(self)
+    return xp.asarray(self, copy=True)
+
+
+# torch: conj_physical.out and conj_physical_ are the same kernel as _conj_physical.
+_conj_physical.register(
+    defop("conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"), "out"
+)
+_conj_physical.register(defop("conj_physical_(Tensor(a!) self) -> Tensor(a!)"), "inplace")
+
+conj_physical = defop("conj_physical(Tensor self) -> Tensor")
+
+
+@conj_physical.decomposition
+def conj_physical_decomposition(self: TensorImpl) -> Any:
+    """Torch: conj_physical in UnaryOps.cpp returns a real tensor itself."""
+    if not self._dtype.is_complex:
+        return self
+    return aten._conj_physical.default(self)
+
+
+_conj = defop("_conj(Tensor(a) self) -> Tensor(a)")
+
+
+@_conj.kernel(_CEA)
+def _conj_kernel(self: TensorImpl) -> Any:
+    """Torch: _conj returns a view with the conjugate bit set.
+
+    Differs: refimpl has no conjugate bit; the conjugate is computed now (is_conj() stays
+    False, and writes to the result do not reach self).
+    """
+    return aten._conj_physical.default(self)
+
+
+conj = defop("conj(Tensor(a) self) -> Tensor(a)")
+
+
+@conj.decomposition
+def conj_decomposition(self: TensorImpl) -> Any:
+    """Torch: conj in UnaryOps.cpp returns a real tensor itself, else _conj(self)."""
+    if not self._dtype.is_complex:
+        return self
+    return aten._conj.default(self)
+
+
+resolve_conj = defop("resolve_conj(Tensor(a) self) -> Tensor(a)")
+
+
+@resolve_conj.decomposition
+def resolve_conj_decomposition(self: TensorImpl) -> Any:
+    """Torch: resolve_conj returns self unless its conjugate bit is set.
+
+    refimpl never sets the bit (conj computes at once), so self is always the answer.
+    """
+    return self
+
+
+resolve_neg = defop("resolve_neg(Tensor(a) self) -> Tensor(a)")
+
+
+@resolve_neg.decomposition
+def resolve_neg_decomposition(self: TensorImpl) -> Any:
+    """Torch: resolve_neg returns self unless its negative bit is set (refimpl has none)."""
+    return self

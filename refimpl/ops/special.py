@@ -1,0 +1,567 @@
+"""The special functions of torch.special: error and gamma functions, Bessel functions, entr,
+xlog1py, zeta, and the `special_*` aliases torch decomposes into other aten ops.
+
+Torch: aten/src/ATen/native/UnaryOps.cpp and BinaryOps.cpp (the special_* meta functions are
+unary or binary float ops), the CPU kernels of native/cpu/UnaryOpsKernel.cpp and
+native/cpu/SpecialOps*.cpp over the formulas of native/Math.h. Functions outside the Array
+API standard come from the backend (`extension`: SciPy on NumPy); the rest is composed from
+the standard. The orthogonal polynomials are in special_polynomials.py.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+from refimpl._base.promotion import can_cast
+from refimpl._base.scalars import Scalar
+from refimpl.core.backend import Array, ArrayNamespace, extension
+from refimpl.core.strides import contiguous_strides
+from refimpl.core.tensor import TensorImpl, resize_for_output
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops._iterator import Builder
+from refimpl.ops._pointwise import PointwiseOp, pointwise
+from refimpl.ops._register import defop
+
+aten: Final = namespace("aten")
+
+
+def _backend_function(xp: ArrayNamespace, name: str, *arrays: Array) -> Array:
+    """The backend's special function `name` on `arrays`, in the arrays' dtype.
+
+    SciPy has no float16 loops (it answers float32); torch's float16 kernels compute in
+    float32 and round, which the cast back does too.
+    """
+    result = extension(xp, name)(*arrays)
+    dtype = arrays[0].dtype
+    return result if result.dtype == dtype else xp.astype(result, dtype)
+
+
+def _unary(name: str) -> PointwiseOp:
+    return pointwise(f"special_{name}(Tensor self) -> Tensor", Builder.UNARY_FLOAT_OP)
+
+
+# --- entr --------------------------------------------------------------------------------
+
+special_entr: Final = _unary("entr")
+
+
+@special_entr.compute
+def special_entr_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """-x log x for x > 0; 0 at 0; -inf for x < 0; nan for nan.
+
+    Torch: entr kernel in native/cpu/UnaryOpsKernel.cpp.
+    """
+    safe = xp.where(self > 0, self, xp.ones_like(self))
+    positive = -self * xp.log(safe)
+    values = xp.where(self == 0, xp.zeros_like(self), xp.full_like(self, -math.inf))
+    values = xp.where(self > 0, positive, values)
+    return xp.where(xp.isnan(self), self, values)
+
+
+# --- erfcx, ndtri, log_ndtr -------------------------------------------------------------
+
+special_erfcx: Final = _unary("erfcx")
+
+
+@special_erfcx.compute
+def special_erfcx_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """exp(x^2) erfc(x). Torch: calc_erfcx in native/Math.h (Faddeeva's algorithm)."""
+    return _backend_function(xp, "erfcx", self)
+
+
+special_ndtri: Final = _unary("ndtri")
+
+
+@special_ndtri.compute
+def special_ndtri_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The inverse of the standard normal CDF. Torch: calc_ndtri in native/Math.h (Cephes)."""
+    return _backend_function(xp, "ndtri", self)
+
+
+special_log_ndtr: Final = _unary("log_ndtr")
+
+
+@special_log_ndtr.compute
+def special_log_ndtr_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """log of the standard normal CDF. Torch: calc_log_ndtr in native/Math.h."""
+    return _backend_function(xp, "log_ndtr", self)
+
+
+# --- i0e, i1, i1e -----------------------------------------------------------------------
+
+special_i0e: Final = _unary("i0e")
+
+
+@special_i0e.compute
+def special_i0e_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """exp(-|x|) I0(x). Torch: calc_i0e in native/Math.h (Cephes Chebyshev series)."""
+    return _backend_function(xp, "i0e", self)
+
+
+special_i1: Final = _unary("i1")
+
+
+@special_i1.compute
+def special_i1_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The modified Bessel function I1. Torch: calc_i1 in native/Math.h."""
+    return _backend_function(xp, "i1", self)
+
+
+special_i1e: Final = _unary("i1e")
+
+
+@special_i1e.compute
+def special_i1e_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """exp(-|x|) I1(x). Torch: calc_i1e in native/Math.h."""
+    return _backend_function(xp, "i1e", self)
+
+
+# --- Bessel functions -------------------------------------------------------------------
+# torch: the *_forward functions of native/Math.h (Cephes), over build_borrowing_unary_float_op.
+# SciPy's functions are the same Cephes algorithms.
+
+special_bessel_j0: Final = _unary("bessel_j0")
+
+
+@special_bessel_j0.compute
+def special_bessel_j0_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The Bessel function J0. Torch: bessel_j0_forward in native/Math.h."""
+    return _backend_function(xp, "j0", self)
+
+
+special_bessel_j1: Final = _unary("bessel_j1")
+
+
+@special_bessel_j1.compute
+def special_bessel_j1_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The Bessel function J1. Torch: bessel_j1_forward in native/Math.h."""
+    return _backend_function(xp, "j1", self)
+
+
+special_bessel_y0: Final = _unary("bessel_y0")
+
+
+@special_bessel_y0.compute
+def special_bessel_y0_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The Bessel function Y0 (-inf at 0, nan below). Torch: bessel_y0_forward in Math.h."""
+    return _backend_function(xp, "y0", self)
+
+
+special_bessel_y1: Final = _unary("bessel_y1")
+
+
+@special_bessel_y1.compute
+def special_bessel_y1_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The Bessel function Y1 (-inf at 0, nan below). Torch: bessel_y1_forward in Math.h."""
+    return _backend_function(xp, "y1", self)
+
+
+special_modified_bessel_i0: Final = _unary("modified_bessel_i0")
+
+
+@special_modified_bessel_i0.compute
+def special_modified_bessel_i0_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The modified Bessel function I0. Torch: modified_bessel_i0_forward in Math.h."""
+    return _backend_function(xp, "i0", self)
+
+
+special_modified_bessel_i1: Final = _unary("modified_bessel_i1")
+
+
+@special_modified_bessel_i1.compute
+def special_modified_bessel_i1_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The modified Bessel function I1. Torch: modified_bessel_i1_forward in Math.h."""
+    return _backend_function(xp, "i1", self)
+
+
+special_modified_bessel_k0: Final = _unary("modified_bessel_k0")
+
+
+@special_modified_bessel_k0.compute
+def special_modified_bessel_k0_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The modified Bessel function K0 (inf at 0, nan below). Torch: modified_bessel_k0_forward."""
+    return _backend_function(xp, "k0", self)
+
+
+special_modified_bessel_k1: Final = _unary("modified_bessel_k1")
+
+
+@special_modified_bessel_k1.compute
+def special_modified_bessel_k1_compute(xp: ArrayNamespace, self: Array) -> Array:
+    """The modified Bessel function K1 (inf at 0, nan below). Torch: modified_bessel_k1_forward."""
+    return _backend_function(xp, "k1", self)
+
+
+special_scaled_modified_bessel_k0: Final = pointwise(
+    "special_scaled_modified_bessel_k0(Tensor x) -> Tensor", Builder.UNARY_FLOAT_OP
+)
+
+
+@special_scaled_modified_bessel_k0.compute
+def special_scaled_modified_bessel_k0_compute(xp: ArrayNamespace, x: Array) -> Array:
+    """exp(x) K0(x). Torch: modified_bessel_k0_forward's scaled twin in native/Math.h."""
+    return _backend_function(xp, "k0e", x)
+
+
+special_scaled_modified_bessel_k1: Final = pointwise(
+    "special_scaled_modified_bessel_k1(Tensor x) -> Tensor", Builder.UNARY_FLOAT_OP
+)
+
+
+@special_scaled_modified_bessel_k1.compute
+def special_scaled_modified_bessel_k1_compute(xp: ArrayNamespace, x: Array) -> Array:
+    """exp(x) K1(x). Torch: scaled_modified_bessel_k1_forward in native/Math.h."""
+    return _backend_function(xp, "k1e", x)
+
+
+special_airy_ai: Final = pointwise("special_airy_ai(Tensor x) -> Tensor", Builder.UNARY_FLOAT_OP)
+
+
+@special_airy_ai.compute
+def special_airy_ai_compute(xp: ArrayNamespace, x: Array) -> Array:
+    """The Airy function Ai. Torch: airy_ai_forward in native/Math.h (Cephes).
+
+    Differs: for x below about -1e10 torch's asymptotic series gives finite values that are
+    all rounding error; SciPy answers nan there.
+    """
+    return _backend_function(xp, "airy_ai", x)
+
+
+special_spherical_bessel_j0: Final = pointwise(
+    "special_spherical_bessel_j0(Tensor x) -> Tensor", Builder.UNARY_FLOAT_OP
+)
+
+# torch: the Taylor coefficients of sin(x)/x that spherical_bessel_j0_forward uses for |x| < 0.5.
+_J0_SERIES: Final = (
+    1.0, -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0, -1.0 / 39916800.0,
+    1.0 / 6227020800.0,
+)
+
+
+@special_spherical_bessel_j0.compute
+def special_spherical_bessel_j0_compute(xp: ArrayNamespace, x: Array) -> Array:
+    """sin(x) / x, by its Taylor series near 0 and 0 at +-inf.
+
+    Torch: spherical_bessel_j0_forward in aten/src/ATen/native/Math.h.
+    """
+    x2 = x * x
+    series = xp.full_like(x, _J0_SERIES[-1])
+    for coefficient in reversed(_J0_SERIES[:-1]):
+        series = coefficient + x2 * series
+    small = xp.abs(x) < 0.5
+    ratio = xp.sin(x) / xp.where(small, xp.ones_like(x), x)
+    values = xp.where(small, series, ratio)
+    return xp.where(xp.isinf(x), xp.zeros_like(x), values)
+
+
+# --- xlog1py, zeta ----------------------------------------------------------------------
+
+special_xlog1py: Final = pointwise(
+    "special_xlog1py(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_FLOAT_OP,
+    operands=("self", "other"),
+    scalar=(
+        "special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor",
+        "special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor",
+    ),
+)
+
+
+@special_xlog1py.compute
+def special_xlog1py_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """x * log1p(y), 0 where x is 0 (unless y is nan).
+
+    Torch: xlog1py_kernel in native/cpu/BinaryOpsKernel.cpp.
+    """
+    self, other = xp.broadcast_arrays(self, other)
+    values = xp.where(self == 0, xp.zeros_like(self), self * xp.log1p(other))
+    return xp.where(xp.isnan(other), other, values)
+
+
+special_zeta: Final = pointwise(
+    "special_zeta(Tensor self, Tensor other) -> Tensor",
+    Builder.BINARY_FLOAT_OP,
+    operands=("self", "other"),
+    scalar=(
+        "special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor",
+        "special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor",
+    ),
+)
+
+
+@special_zeta.compute
+def special_zeta_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """The Hurwitz zeta function zeta(x, q). Torch: zeta in native/Math.h (Cephes)."""
+    self, other = xp.broadcast_arrays(self, other)
+    values = _backend_function(xp, "zeta", self, other)
+    # torch's Cephes loop gives nan for q = +inf (inf * 0 in its Euler-Maclaurin terms);
+    # SciPy answers the limit 0.
+    return xp.where((other == math.inf) & (self > 1), xp.full_like(values, math.nan), values)
+
+
+# --- aliases torch decomposes (CompositeImplicitAutograd) -------------------------------
+# torch: the special_* wrappers in UnaryOps.cpp and BinaryOps.cpp call the op they alias.
+
+
+def _alias(name: str, target: str) -> None:
+    """special_<name> and special_<name>.out as calls of aten.<target> and its out=."""
+    functional = defop(f"special_{name}(Tensor self) -> Tensor")
+    out = defop(f"special_{name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
+    packet = getattr(aten, target)
+
+    def decomposition(self: TensorImpl) -> Any:
+        return packet.default(self)
+
+    def out_decomposition(self: TensorImpl, *, out: TensorImpl) -> Any:
+        return packet.out(self, out=out)
+
+    decomposition.__name__ = f"special_{name}_decomposition"
+    out_decomposition.__name__ = f"special_{name}_out_decomposition"
+    decomposition.__doc__ = f"special_{name} is {target}. Torch: special_{name} in UnaryOps.cpp."
+    out_decomposition.__doc__ = decomposition.__doc__
+    functional.decomposition(decomposition)
+    out.decomposition(out_decomposition)
+
+
+# special_<name> -> aten.<target>, one row per alias.
+_ALIASES: Final[dict[str, str]] = {
+    "expit": "sigmoid",
+    "exp2": "exp2",
+    "expm1": "expm1",
+    "erf": "erf",
+    "erfc": "erfc",
+    "erfinv": "erfinv",
+    "gammaln": "lgamma",
+    "digamma": "digamma",
+    "psi": "digamma",
+    "i0": "i0",
+    "log1p": "log1p",
+    "sinc": "sinc",
+}
+for _name, _target in _ALIASES.items():
+    _alias(_name, _target)
+
+
+# --- gammainc, gammaincc ----------------------------------------------------------------
+
+special_gammainc: Final = defop("special_gammainc(Tensor self, Tensor other) -> Tensor")
+special_gammainc_out: Final = defop(
+    "special_gammainc.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@special_gammainc.decomposition
+def special_gammainc_decomposition(self: TensorImpl, other: TensorImpl) -> Any:
+    """The regularized lower incomplete gamma function. Torch: special_gammainc is igamma."""
+    return aten.igamma.default(self, other)
+
+
+@special_gammainc_out.decomposition
+def special_gammainc_out_decomposition(
+    self: TensorImpl, other: TensorImpl, *, out: TensorImpl
+) -> Any:
+    """Torch: special_gammainc_out in BinaryOps.cpp is igamma_out."""
+    return aten.igamma.out(self, other, out=out)
+
+
+special_gammaincc: Final = defop("special_gammaincc(Tensor self, Tensor other) -> Tensor")
+special_gammaincc_out: Final = defop(
+    "special_gammaincc.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@special_gammaincc.decomposition
+def special_gammaincc_decomposition(self: TensorImpl, other: TensorImpl) -> Any:
+    """The regularized upper incomplete gamma function. Torch: special_gammaincc is igammac."""
+    return aten.igammac.default(self, other)
+
+
+@special_gammaincc_out.decomposition
+def special_gammaincc_out_decomposition(
+    self: TensorImpl, other: TensorImpl, *, out: TensorImpl
+) -> Any:
+    """Torch: special_gammaincc_out in BinaryOps.cpp is igammac_out."""
+    return aten.igammac.out(self, other, out=out)
+
+
+# --- xlogy ------------------------------------------------------------------------------
+
+special_xlogy: Final = defop("special_xlogy(Tensor self, Tensor other) -> Tensor")
+special_xlogy_other_scalar: Final = defop(
+    "special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor"
+)
+special_xlogy_self_scalar: Final = defop(
+    "special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor"
+)
+special_xlogy_out: Final = defop(
+    "special_xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"
+)
+special_xlogy_self_scalar_out: Final = defop(
+    "special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"
+)
+special_xlogy_other_scalar_out: Final = defop(
+    "special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@special_xlogy.decomposition
+def special_xlogy_decomposition(self: TensorImpl, other: TensorImpl) -> Any:
+    """x * log(y). Torch: special_xlogy in BinaryOps.cpp is xlogy."""
+    return aten.xlogy.Tensor(self, other)
+
+
+@special_xlogy_other_scalar.decomposition
+def special_xlogy_other_scalar_decomposition(self: TensorImpl, other: Scalar) -> Any:
+    """Torch: special_xlogy (Tensor, Scalar) is xlogy.Scalar_Other."""
+    return aten.xlogy.Scalar_Other(self, other)
+
+
+@special_xlogy_self_scalar.decomposition
+def special_xlogy_self_scalar_decomposition(self: Scalar, other: TensorImpl) -> Any:
+    """Torch: special_xlogy (Scalar, Tensor) is xlogy.Scalar_Self."""
+    return aten.xlogy.Scalar_Self(self, other)
+
+
+@special_xlogy_out.decomposition
+def special_xlogy_out_decomposition(
+    self: TensorImpl, other: TensorImpl, *, out: TensorImpl
+) -> Any:
+    """Torch: special_xlogy_out is xlogy_out."""
+    return aten.xlogy.OutTensor(self, other, out=out)
+
+
+@special_xlogy_self_scalar_out.decomposition
+def special_xlogy_self_scalar_out_decomposition(
+    self: Scalar, other: TensorImpl, *, out: TensorImpl
+) -> Any:
+    """Torch: special_xlogy_out (Scalar, Tensor) is xlogy_out."""
+    return aten.xlogy.OutScalar_Self(self, other, out=out)
+
+
+@special_xlogy_other_scalar_out.decomposition
+def special_xlogy_other_scalar_out_decomposition(
+    self: TensorImpl, other: Scalar, *, out: TensorImpl
+) -> Any:
+    """Torch: special_xlogy_out (Tensor, Scalar) is xlogy_out."""
+    return aten.xlogy.OutScalar_Other(self, other, out=out)
+
+
+# --- logit, polygamma, multigammaln, round ----------------------------------------------
+
+special_logit: Final = defop("special_logit(Tensor self, float? eps=None) -> Tensor")
+special_logit_out: Final = defop(
+    "special_logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@special_logit.decomposition
+def special_logit_decomposition(self: TensorImpl, eps: float | None) -> Any:
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps]. Torch: special_logit is logit."""
+    return aten.logit.default(self, eps)
+
+
+@special_logit_out.decomposition
+def special_logit_out_decomposition(
+    self: TensorImpl, eps: float | None, *, out: TensorImpl
+) -> Any:
+    """Torch: special_logit_out is logit_out."""
+    return aten.logit.out(self, eps, out=out)
+
+
+special_polygamma: Final = defop("special_polygamma(int n, Tensor self) -> Tensor")
+special_polygamma_out: Final = defop(
+    "special_polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@special_polygamma.decomposition
+def special_polygamma_decomposition(n: int, self: TensorImpl) -> Any:
+    """The n-th derivative of digamma. Torch: special_polygamma is polygamma."""
+    return aten.polygamma.default(n, self)
+
+
+@special_polygamma_out.decomposition
+def special_polygamma_out_decomposition(n: int, self: TensorImpl, *, out: TensorImpl) -> Any:
+    """Torch: special_polygamma_out is polygamma_out."""
+    return aten.polygamma.out(n, self, out=out)
+
+
+special_multigammaln: Final = defop("special_multigammaln(Tensor self, int p) -> Tensor")
+special_multigammaln_out: Final = defop(
+    "special_multigammaln.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@special_multigammaln.decomposition
+def special_multigammaln_decomposition(self: TensorImpl, p: int) -> Any:
+    """The log of the multivariate gamma function. Torch: special_multigammaln is mvlgamma."""
+    return aten.mvlgamma.default(self, p)
+
+
+@special_multigammaln_out.decomposition
+def special_multigammaln_out_decomposition(self: TensorImpl, p: int, *, out: TensorImpl) -> Any:
+    """Torch: special_multigammaln_out is mvlgamma_out."""
+    return aten.mvlgamma.out(self, p, out=out)
+
+
+special_round: Final = defop("special_round(Tensor self, *, int decimals=0) -> Tensor")
+special_round_out: Final = defop(
+    "special_round.out(Tensor self, *, int decimals=0, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@special_round.decomposition
+def special_round_decomposition(self: TensorImpl, *, decimals: int) -> Any:
+    """Round half to even at `decimals`. Torch: special_round is round(decimals)."""
+    return aten.round.decimals(self, decimals=decimals)
+
+
+@special_round_out.decomposition
+def special_round_out_decomposition(
+    self: TensorImpl, *, decimals: int, out: TensorImpl
+) -> Any:
+    """Torch: special_round_out is round_out(decimals)."""
+    return aten.round.decimals_out(self, decimals=decimals, out=out)
+
+
+# --- ndtr -------------------------------------------------------------------------------
+
+special_ndtr: Final = defop("special_ndtr(Tensor self) -> Tensor")
+special_ndtr_out: Final = defop(
+    "special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@special_ndtr.decomposition
+def special_ndtr_decomposition(self: TensorImpl) -> Any:
+    """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2.
+
+    Torch: calc_ndtr in aten/src/ATen/native/UnaryOps.cpp.
+    """
+    erf = aten.erf.default(aten.div.Scalar(self, math.sqrt(2.0)))
+    return aten.mul.Scalar(aten.add.Scalar(erf, 1), 0.5)
+
+
+@special_ndtr_out.decomposition
+def special_ndtr_out_decomposition(self: TensorImpl, *, out: TensorImpl) -> Any:
+    """ndtr computed, then copied into `out`. Torch: special_ndtr_out in UnaryOps.cpp.
+
+    Differs: torch's resize_output warns when it resizes a non-empty `out`; refimpl resizes
+    without the warning here.
+    """
+    if self._storage.device != out._storage.device:
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{self._storage.device} and {out._storage.device}!"
+        )
+    result = special_ndtr_decomposition(self)
+    if not can_cast(result._dtype, out._dtype):
+        raise RuntimeError(
+            f"result type {result._dtype.scalar_name} can't be cast to the desired output "
+            f"type {out._dtype.scalar_name}"
+        )
+    if out._size != result._size:
+        resize_for_output(out, result._size, contiguous_strides(result._size))
+    return aten.copy_.default(out, result)
+

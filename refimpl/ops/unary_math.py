@@ -1,0 +1,301 @@
+"""Unary math: exp and log families, trigonometric and hyperbolic functions, sigmoid and logit,
+and the special functions (erf, erfc, erfinv, lgamma, digamma, polygamma, mvlgamma, i0, sinc).
+
+Torch: aten/src/ATen/native/UnaryOps.cpp (the structured meta functions, all built with
+build_borrowing_unary_float_op: integers and bool compute in the default float dtype) and the
+CPU kernels of native/cpu/UnaryOpsKernel.cpp. Each op is one `pointwise` declaration; the
+iterator (ops/_iterator.py) does promotion, layouts, in-place and out=.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+from refimpl._base.dtypes import bool_, float16
+from refimpl._base.keys import DispatchKey
+from refimpl._base.promotion import can_cast
+from refimpl.core.backend import Array, ArrayNamespace, extension
+from refimpl.core.tensor import TensorImpl
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops._iterator import Builder, IterConfig, Plan
+from refimpl.ops._pointwise import PointwiseOp, pointwise
+from refimpl.ops._register import defop
+
+aten: Final = namespace("aten")
+
+UnaryKernel = Callable[[ArrayNamespace, Array], Array]
+
+
+# --- shared: float16 computes in float32 ---------------------------------------------------
+
+
+def in_float32(kernel: Callable[..., Array]) -> Callable[..., Array]:
+    """The float16 variant of a composed kernel: compute in float32, round once at the end.
+
+    Torch: at::opmath_type<Half> is float; the CPU kernels of reduced-precision dtypes load
+    into float vectors, so a formula of several steps rounds to half only once.
+    """
+
+    def half_kernel(xp: ArrayNamespace, self: Array, *args: Any, **kwargs: Any) -> Array:
+        result = kernel(xp, xp.astype(self, xp.float32), *args, **kwargs)
+        return xp.astype(result, self.dtype)
+
+    half_kernel.__name__ = f"{kernel.__name__}_half"
+    return half_kernel
+
+
+def unary_float(name: str, kernel: UnaryKernel, *, composed: bool = False) -> PointwiseOp:
+    """Declare `name(Tensor self) -> Tensor` over build_borrowing_unary_float_op.
+
+    A `composed` kernel (several rounding steps) computes float16 in float32.
+    """
+    op = pointwise(f"{name}(Tensor self) -> Tensor", Builder.UNARY_FLOAT_OP)
+    op.compute(kernel)
+    if composed:
+        op.compute(in_float32(kernel), dtypes=(float16,))
+    return op
+
+
+def special(name: str) -> UnaryKernel:
+    """A kernel calling the backend's extension `name` (a scipy.special-like function)."""
+
+    def special_kernel(xp: ArrayNamespace, self: Array) -> Array:
+        # scipy.special may answer a wider dtype than it was given; torch keeps self's.
+        return xp.astype(extension(xp, name)(self), self.dtype, copy=False)
+
+    special_kernel.__name__ = f"{name}_kernel"
+    return special_kernel
+
+
+def _constant(xp: ArrayNamespace, value: float, like: Array) -> Array:
+    return xp.asarray(value, dtype=like.dtype)
+
+
+# --- exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt ---------------------------------
+# torch: exp_kernel, exp2_kernel, expm1_kernel, log_kernel, ... in UnaryOpsKernel.cpp (std::
+# functions; std::complex for complex dtypes).
+
+exp = unary_float("exp", lambda xp, x: xp.exp(x))
+expm1 = unary_float("expm1", lambda xp, x: xp.expm1(x))
+log = unary_float("log", lambda xp, x: xp.log(x))
+log2 = unary_float("log2", lambda xp, x: xp.log2(x))
+log10 = unary_float("log10", lambda xp, x: xp.log10(x))
+log1p = unary_float("log1p", lambda xp, x: xp.log1p(x))
+sqrt = unary_float("sqrt", lambda xp, x: xp.sqrt(x))
+
+
+def exp2_kernel(xp: ArrayNamespace, self: Array) -> Array:
+    """2 ** self. Torch: exp2_kernel (std::exp2; pow(2, z) for complex)."""
+    return xp.pow(_constant(xp, 2.0, self), self)
+
+
+exp2 = unary_float("exp2", exp2_kernel)
+
+
+def rsqrt_kernel(xp: ArrayNamespace, self: Array) -> Array:
+    """1 / sqrt(self). Torch: rsqrt_kernel."""
+    return xp.divide(_constant(xp, 1.0, self), xp.sqrt(self))
+
+
+rsqrt = unary_float("rsqrt", rsqrt_kernel, composed=True)
+
+
+# --- trigonometric and hyperbolic functions ---------------------------------------------------
+
+sin = unary_float("sin", lambda xp, x: xp.sin(x))
+cos = unary_float("cos", lambda xp, x: xp.cos(x))
+tan = unary_float("tan", lambda xp, x: xp.tan(x))
+asin = unary_float("asin", lambda xp, x: xp.asin(x))
+acos = unary_float("acos", lambda xp, x: xp.acos(x))
+atan = unary_float("atan", lambda xp, x: xp.atan(x))
+sinh = unary_float("sinh", lambda xp, x: xp.sinh(x))
+cosh = unary_float("cosh", lambda xp, x: xp.cosh(x))
+tanh = unary_float("tanh", lambda xp, x: xp.tanh(x))
+asinh = unary_float("asinh", lambda xp, x: xp.asinh(x))
+acosh = unary_float("acosh", lambda xp, x: xp.acosh(x))
+atanh = unary_float("atanh", lambda xp, x: xp.atanh(x))
+
+
+# The NumPy-style `arc*` names. Torch: arcsin, arcsin_, arcsin.out, ... in UnaryOps.cpp are
+# CompositeImplicitAutograd aliases of asin, asin_, asin.out, ...
+ARC_ALIASES: Final[dict[str, str]] = {
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+    "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
+}
+
+
+def _alias_decompositions(alias: str, target: str) -> None:
+    """Register `alias`, `alias_` and `alias.out` as decompositions to `target`'s overloads."""
+    packet = getattr(aten, target)
+    inplace = getattr(aten, target + "_").default
+    functional_op, out_op = packet.default, packet.out
+
+    def alias_functional(self: TensorImpl) -> Any:
+        return functional_op(self)
+
+    def alias_inplace(self: TensorImpl) -> Any:
+        return inplace(self)
+
+    def alias_out(self: TensorImpl, *, out: TensorImpl) -> Any:
+        return out_op(self, out=out)
+
+    defop(f"{alias}(Tensor self) -> Tensor").decomposition(alias_functional)
+    defop(f"{alias}_(Tensor(a!) self) -> Tensor(a!)").decomposition(alias_inplace)
+    defop(f"{alias}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)").decomposition(alias_out)
+
+
+for _alias, _target in ARC_ALIASES.items():
+    _alias_decompositions(_alias, _target)
+
+
+# --- sigmoid, logit ----------------------------------------------------------------------------
+
+
+def sigmoid_kernel(xp: ArrayNamespace, self: Array) -> Array:
+    """1 / (1 + exp(-self)). Torch: sigmoid_kernel in UnaryOpsKernel.cpp."""
+    one = _constant(xp, 1.0, self)
+    return xp.divide(one, xp.add(one, xp.exp(xp.negative(self))))
+
+
+sigmoid = unary_float("sigmoid", sigmoid_kernel, composed=True)
+
+logit = pointwise("logit(Tensor self, float? eps=None) -> Tensor", Builder.UNARY_FLOAT_OP)
+
+
+@logit.compute
+def logit_compute(xp: ArrayNamespace, self: Array, eps: float | None) -> Array:
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given and not negative.
+
+    Torch: logit_kernel in UnaryOpsKernel.cpp (eps is converted to the input dtype first; NaN
+    passes the clamp).
+    """
+    one = _constant(xp, 1.0, self)
+    if eps is not None and eps >= 0:
+        low = _constant(xp, eps, self)
+        high = xp.subtract(one, low)
+        self = xp.where(self < low, low, xp.where(self > high, high, self))
+    return xp.log(xp.divide(self, xp.subtract(one, self)))
+
+
+logit.compute(in_float32(logit_compute), dtypes=(float16,))
+
+
+# --- erf, erfc, erfinv, lgamma, digamma, i0 ---------------------------------------------------
+# torch: the kernels of UnaryOpsKernel.cpp and UnarySpecialOpsKernel.cpp (calc_erfinv,
+# calc_digamma, calc_i0 in Math.h); the backend's special-function library stands in for them.
+
+erf = unary_float("erf", special("erf"), composed=True)
+erfc = unary_float("erfc", special("erfc"), composed=True)
+erfinv = unary_float("erfinv", special("erfinv"), composed=True)
+
+
+def lgamma_kernel(xp: ArrayNamespace, self: Array) -> Array:
+    """log |Gamma(x)|. Torch: lgamma_kernel (std::lgamma: +inf at -inf, where the backend's
+    library may answer -inf)."""
+    result = special("lgamma")(xp, self)
+    return xp.where(self == -math.inf, _constant(xp, math.inf, self), result)
+
+
+lgamma = unary_float("lgamma", lgamma_kernel, composed=True)
+digamma = unary_float("digamma", special("digamma"), composed=True)
+i0 = unary_float("i0", special("i0"), composed=True)
+
+
+# --- polygamma ---------------------------------------------------------------------------------
+
+polygamma = pointwise("polygamma(int n, Tensor self) -> Tensor", Builder.UNARY_FLOAT_OP)
+
+
+@polygamma.precheck
+def polygamma_precheck(self: TensorImpl, *, n: int) -> None:
+    """Torch: TORCH_META_FUNC(polygamma)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+
+
+@polygamma.compute
+def polygamma_compute(xp: ArrayNamespace, self: Array, *, n: int) -> Array:
+    """The n-th derivative of digamma. Torch: polygamma_kernel (digamma for n = 0,
+    trigamma for n = 1, (-1)**(n+1) n! zeta(n + 1, x) above)."""
+    if n == 0:
+        return special("digamma")(xp, self)
+    order = xp.asarray(n, dtype=self.dtype)
+    return xp.astype(extension(xp, "polygamma")(order, self), self.dtype, copy=False)
+
+
+polygamma.compute(in_float32(polygamma_compute), dtypes=(float16,))
+
+polygamma_ = defop("polygamma_(Tensor(a!) self, int n) -> Tensor(a!)")
+
+
+@polygamma_.kernel(DispatchKey.CompositeExplicitAutograd)
+def polygamma_inplace(self: TensorImpl, n: int) -> Any:
+    """Torch: polygamma_ in UnaryOps.cpp is at::polygamma_out(self, n, self)."""
+    return aten.polygamma.out(n, self, out=self)
+
+
+# --- mvlgamma ----------------------------------------------------------------------------------
+
+# torch: mvlgamma_out computes `self.mvlgamma(p)` and copies it into `out` after its own cast
+# check (no safe-casting check of the iterator).
+_MVLGAMMA_CONFIG: Final = IterConfig(
+    promote_inputs_to_common_dtype=True, promote_integer_inputs_to_float=True,
+    cast_common_dtype_to_outputs=True, check_all_same_dtype=False,
+)
+
+mvlgamma = pointwise("mvlgamma(Tensor self, int p) -> Tensor", _MVLGAMMA_CONFIG)
+
+
+@mvlgamma.precheck
+def mvlgamma_precheck(self: TensorImpl, *, p: int) -> None:
+    """Torch: mvlgamma_check in UnaryOps.cpp."""
+    if self._dtype is bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+
+
+@mvlgamma.check
+def mvlgamma_check(plan: Plan, *, p: int) -> None:
+    """Torch: the can_cast check of mvlgamma_out."""
+    from_dtype, to_dtype = plan.common_dtype, plan.output_dtype
+    if not can_cast(from_dtype, to_dtype):
+        # Differs: torch's text names self's dtype, then the computed one; the check sees
+        # only the plan, so it names out's dtype first (the same text when out has self's).
+        raise RuntimeError(
+            f"mvlgamma: result type {to_dtype.scalar_name} can't be cast to the desired "
+            f"output type {from_dtype.scalar_name}"
+        )
+
+
+@mvlgamma.compute
+def mvlgamma_compute(xp: ArrayNamespace, self: Array, *, p: int) -> Array:
+    """log of the multivariate gamma function of dimension p.
+
+    Torch: mvlgamma in UnaryOps.cpp: sum over j < p of lgamma(x - j/2), plus
+    p (p - 1) / 4 log(pi).
+    """
+    lgamma_fn = special("lgamma")
+    total = lgamma_fn(xp, xp.add(self, _constant(xp, (1 - p) / 2, self)))
+    for j in range(1, p):
+        term = lgamma_fn(xp, xp.add(self, _constant(xp, (1 - p + j) / 2, self)))
+        total = xp.add(total, term)
+    return xp.add(total, _constant(xp, p * (p - 1) * math.log(math.pi) / 4, self))
+
+
+mvlgamma.compute(in_float32(mvlgamma_compute), dtypes=(float16,))
+
+
+# --- sinc --------------------------------------------------------------------------------------
+
+
+def sinc_kernel(xp: ArrayNamespace, self: Array) -> Array:
+    """sin(pi x) / (pi x), 1 at 0. Torch: sinc_kernel (the product in opmath_t)."""
+    product = xp.multiply(_constant(xp, math.pi, self), self)
+    quotient = xp.divide(xp.sin(product), product)
+    return xp.where(self == 0, _constant(xp, 1.0, self), quotient)
+
+
+sinc = unary_float("sinc", sinc_kernel, composed=True)
