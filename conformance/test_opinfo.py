@@ -13,6 +13,7 @@ import os
 from typing import Final
 
 import pytest
+import torch
 from torch.testing._internal.opinfo.core import OpInfo
 
 from conformance.opinfo import runner, select, xfails
@@ -49,3 +50,16 @@ def test_opinfo(op: OpInfo, variant: select.Variant) -> None:
 def test_torch_lists_no_expected_failures() -> None:
     """torch against itself must pass every case: its list is the runner's self-check."""
     assert xfails.XfailList.load("torch").entries == []
+
+
+def test_conversion_keeps_values_and_layout() -> None:
+    """A converted sample tensor has torch's values, dtype, size, strides and offset."""
+    base = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    for view in (base, base[1:, ::2], base.t(), base[2, 1:5], base.expand(2, 4, 6)):
+        with TARGET.activate():
+            converted = TARGET.convert(view)
+        observed = TARGET.observe(converted)
+        assert (observed.size, observed.stride) == (tuple(view.size()), tuple(view.stride()))
+        assert observed.dtype == "float32"
+        assert torch.equal(observed.values, view.contiguous())
+        assert converted.storage_offset() == view.storage_offset()

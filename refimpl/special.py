@@ -21,10 +21,7 @@ def _special(name: str) -> Callable[..., Any]:
 
     Torch: torch.special.<name>.
     """
-    function = torch_function(name, f"special_{name}")
-    function.__module__ = "refimpl.special"
-    function.__doc__ = f"Torch: torch.special.{name} (the aten.special_{name} overloads)."
-    return function
+    return torch_function(name, f"special_{name}", module="torch.special")
 
 
 airy_ai = _special("airy_ai")

@@ -21,24 +21,57 @@ from refimpl.dispatch.overloads import OpOverloadPacket, namespace
 _ATEN: Final = namespace("aten")
 
 
-def call_packet(
-    api_name: str, packet: OpOverloadPacket, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
-    """Call `packet` as torch's Python binding `api_name` would.
+class Binding:
+    """How one torch Python function reaches its aten packet.
 
-    `input=` is the schema's `self`; an explicit `out=None` means no out= overload. Arguments
-    that fit none of torch's signatures raise TypeError, as torch's argument parser does.
+    Torch: the generated binding of `torch.<name>` / `Tensor.<name>` and its signatures.
+    """
+
+    __slots__ = ("accepts_out", "name", "namespace", "out_names", "packet")
+
+    def __init__(self, name: str, namespace_name: str, packet: OpOverloadPacket) -> None:
+        self.name = name
+        self.namespace = namespace_name
+        self.packet = packet
+        signatures = api_signatures(namespace_name, name)
+        # torch: a binding takes `out=` only where one of its Python signatures has it.
+        self.accepts_out = not signatures or any(
+            p.name == "out" for s in signatures for p in s.parameters
+        )
+        # The names of the outputs of a multi-output out= overload (frexp: mantissa,
+        # exponent), which torch's binding takes as one tuple `out=(m, e)`.
+        self.out_names: dict[int, tuple[str, ...]] = {}
+        for overload_name in packet.overloads():
+            schema = getattr(packet, overload_name)._schema
+            outs = tuple(a.name for a in schema.arguments if a.kwarg_only and a.is_write)
+            if len(outs) > 1:
+                self.out_names.setdefault(len(outs), outs)
+
+
+def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call the binding's packet as torch's Python binding would.
+
+    `input=` is the schema's `self`; an explicit `out=None` means no out= overload; a tuple
+    `out=` names each output. Arguments that fit none of torch's signatures raise TypeError,
+    as torch's argument parser does.
     """
     if kwargs:
         kwargs = dict(kwargs)
         if "input" in kwargs and "self" not in kwargs:
             kwargs["self"] = kwargs.pop("input")
-        if "out" in kwargs and kwargs["out"] is None:
-            del kwargs["out"]
+        if "out" in kwargs:
+            out = kwargs["out"]
+            if out is None:
+                del kwargs["out"]
+            elif not binding.accepts_out:
+                raise invalid_arguments(binding, args, kwargs)
+            elif isinstance(out, tuple | list) and len(out) in binding.out_names:
+                del kwargs["out"]
+                kwargs.update(zip(binding.out_names[len(out)], out, strict=True))
     try:
-        return packet(*args, **kwargs)
+        return binding.packet(*args, **kwargs)
     except NoMatchingSchema:
-        raise invalid_arguments(api_name, args, kwargs) from None
+        raise invalid_arguments(binding, args, kwargs) from None
 
 
 def _type_name(value: object) -> str:
@@ -49,15 +82,16 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
-def invalid_arguments(api_name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
+def invalid_arguments(
+    binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> TypeError:
     """Torch's TypeError for arguments that match no signature.
 
     Torch: PythonArgParser::print_error in python_arg_parser.cpp ("add() received an invalid
     combination of arguments - got (str, int), but expected one of: ...").
     """
-    method = bool(args) and isinstance(args[0], TensorImpl)
-    namespace_name = "Tensor" if method else "torch"
-    signatures = api_signatures(namespace_name, api_name) or api_signatures("torch", api_name)
+    api_name = binding.name
+    signatures = api_signatures(binding.namespace, api_name)
     got = ", ".join(
         [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     )
@@ -73,27 +107,29 @@ def invalid_arguments(api_name: str, args: tuple[Any, ...], kwargs: dict[str, An
     return TypeError("\n".join(lines))
 
 
-def torch_function(name: str, aten_name: str | None = None) -> Callable[..., Any]:
-    """`refimpl.<name>`: calls the aten packet `aten.<aten_name or name>` through
-    `call_packet`. Torch: `torch.<name>`."""
-    packet: OpOverloadPacket = getattr(_ATEN, aten_name or name)
+def torch_function(
+    name: str, aten_name: str | None = None, *, module: str = "torch"
+) -> Callable[..., Any]:
+    """`refimpl.<name>` (or `refimpl.special.<name>` with module "torch.special"): calls the
+    aten packet `aten.<aten_name or name>` through `call_packet`. Torch: `<module>.<name>`."""
+    binding = Binding(name, module, getattr(_ATEN, aten_name or name))
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        return call_packet(name, packet, args, kwargs)
+        return call_packet(binding, args, kwargs)
 
     function.__name__ = function.__qualname__ = name
-    function.__module__ = "refimpl"
-    function.__doc__ = f"Torch: torch.{name} (the aten.{aten_name or name} overloads)."
+    function.__module__ = module.replace("torch", "refimpl", 1)
+    function.__doc__ = f"Torch: {module}.{name} (the aten.{aten_name or name} overloads)."
     return function
 
 
 def method(name: str, aten_name: str | None = None) -> Callable[..., Any]:
     """`Tensor.<name>`: calls `aten.<aten_name or name>` with the tensor as `self`.
     Torch: `torch.Tensor.<name>`."""
-    packet: OpOverloadPacket = getattr(_ATEN, aten_name or name)
+    binding = Binding(name, "Tensor", getattr(_ATEN, aten_name or name))
 
     def bound(self: TensorImpl, *args: Any, **kwargs: Any) -> Any:
-        return call_packet(name, packet, (self, *args), kwargs)
+        return call_packet(binding, (self, *args), kwargs)
 
     bound.__name__ = name
     bound.__qualname__ = f"Tensor.{name}"

@@ -7,7 +7,13 @@ In-place methods (`add_`) bind the in-place packet (`aten.add_`). One line per m
 
 from __future__ import annotations
 
+from typing import Any, Final
+
 from refimpl.api._call import method
+from refimpl.api.functions import where as _where
+from refimpl.dispatch.overloads import namespace
+
+aten: Final = namespace("aten")
 
 
 class TensorMethods:
@@ -124,7 +130,6 @@ class TensorMethods:
     erfinv = method("erfinv")
     lgamma = method("lgamma")
     digamma = method("digamma")
-    polygamma = method("polygamma")
     mvlgamma = method("mvlgamma")
     i0 = method("i0")
     sinc = method("sinc")
@@ -145,6 +150,16 @@ class TensorMethods:
     lcm = method("lcm")
     equal = method("equal")
     allclose = method("allclose")
+
+    # --- methods whose arguments reach aten in another order ---
+
+    def polygamma(self, n: int) -> Any:
+        """polygamma(n, self). Torch: Tensor.polygamma(n) calls torch.polygamma(n, self)."""
+        return aten.polygamma.default(n, self)
+
+    def where(self, condition: Any, other: Any) -> Any:
+        """where(condition, self, other). Torch: Tensor.where (torch/_tensor.py)."""
+        return _where(condition, self, other)
 
     # --- in place ---
     add_ = method("add_")

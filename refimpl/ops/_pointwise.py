@@ -233,7 +233,7 @@ class PointwiseOp:
             found = self._fast.get(key)
             if found is None:
                 p = plan(chosen, operands, None)
-                found = (p, self.kernel_for(p) if p.backend is not None else _no_kernel)
+                found = (p, self._kernel_or_none(p))
                 if len(self._fast) > 1024:
                     self._fast.clear()
                 self._fast[key] = found
@@ -241,12 +241,25 @@ class PointwiseOp:
         else:
             iter_config = chosen if isinstance(chosen, IterConfig) else chosen(extra)
             p = plan(iter_config, operands, out)
-            kernel = self.kernel_for(p) if p.backend is not None else _no_kernel
+            kernel = self._kernel_or_none(p)
+        # torch: the meta function's checks come before the kernel's dtype switch.
         for check in self._checks:
             converted = check(p, **extra)
             if converted:
                 extra = {**extra, **converted}
+        if kernel is None:
+            kernel = self.kernel_for(p)  # raises torch's error for this dtype
         return run(p, kernel, operands, out, extra)
+
+    def _kernel_or_none(self, p: Plan) -> Kernel | None:
+        """The plan's kernel, or None where `kernel_for` would raise (meta plans compute
+        nothing and never raise: torch's Meta kernels have no dtype switch)."""
+        if p.backend is None:
+            return _no_kernel
+        try:
+            return self.kernel_for(p)
+        except (RuntimeError, NotImplementedError, TypeError, ValueError, IndexError):
+            return None
 
     def register(self, block: OpBlock, role: str) -> None:
         """Register this op's kernel for one overload; `role` is functional, inplace or out."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base import promotion
-from refimpl._base.dtypes import DType, bool_, complex128, float64
+from refimpl._base.dtypes import DType, bool_, complex128, float16, float64
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import OperandKind, result_type_of
 from refimpl._base.scalars import Scalar
@@ -53,6 +53,19 @@ def _inplace_alias(op: PointwiseOp, *schemas: str) -> None:
     """
     for text in schemas:
         op.register(defop(text), "inplace")
+
+
+def in_float32(kernel: ArrayFn) -> ArrayFn:
+    """The float16 variant of a composed binary kernel: compute in float32, round once.
+
+    Torch: CPU kernels compute Half through float (Vectorized<Half> converts to float).
+    """
+
+    def compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+        wide = kernel(xp, xp.astype(self, xp.float32), xp.astype(other, xp.float32))
+        return xp.astype(wide, self.dtype)
+
+    return compute
 
 
 # --- pow -----------------------------------------------------------------------------------
@@ -532,8 +545,13 @@ def ldexp_kernel(self: TensorImpl, other: TensorImpl) -> Any:
 
 @ldexp_out.kernel(CEA)
 def ldexp_out_kernel(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) -> Any:
-    """Torch: ldexp_out is mul_out(out, self, pow(2.0, other))."""
-    return aten.mul.out(self, aten.pow.Scalar(2.0, other), out=out)
+    """Torch: ldexp_out is mul_out(out, self, pow(2.0, other)), after its own cast check."""
+    power = aten.pow.Scalar(2.0, other)
+    if not promotion.can_cast(result_type_of((_kind(self), _kind(power))), out._dtype):
+        raise RuntimeError(
+            f"ldexp can't be cast to the desired output type {out._dtype.scalar_name}"
+        )
+    return aten.mul.out(self, power, out=out)
 
 
 @ldexp_.kernel(CEA)
@@ -577,6 +595,9 @@ def logaddexp_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     return _logaddexp_real(xp, self, other, base2=False)
 
 
+logaddexp.compute(dtypes=(float16,))(in_float32(logaddexp_compute))
+
+
 logaddexp2 = pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
 
 
@@ -584,6 +605,9 @@ logaddexp2 = pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", Builde
 def logaddexp2_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     """log2(2**self + 2**other). Torch: logaddexp2_kernel."""
     return _logaddexp_real(xp, self, other, base2=True)
+
+
+logaddexp2.compute(dtypes=(float16,))(in_float32(logaddexp2_compute))
 
 
 # --- xlogy -----------------------------------------------------------------------------------
@@ -605,6 +629,9 @@ def xlogy_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     product = self * xp.log(other)
     zero = xp.where(self == 0, xp.zeros_like(product), product)
     return xp.where(xp.isnan(other), other, zero)
+
+
+xlogy.compute(dtypes=(float16,))(in_float32(xlogy_compute))
 
 
 # --- gcd, lcm --------------------------------------------------------------------------------
