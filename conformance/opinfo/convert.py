@@ -9,7 +9,9 @@ in torch terms (`Observed`) so that one comparison serves every target.
 
 from __future__ import annotations
 
+import abc
 import operator
+import types
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
@@ -90,7 +92,7 @@ def torch_dtype_name(dtype: torch.dtype) -> str:
 # --- the targets ---------------------------------------------------------------------------------
 
 
-class Target:
+class Target(abc.ABC):
     """What an OpInfo case runs against, and how values cross over to it."""
 
     name: str
@@ -99,21 +101,26 @@ class Target:
         """A context in which the target's tensors are made (refimpl's backend choice)."""
         return nullcontext()
 
+    @abc.abstractmethod
     def stores(self, dtype: torch.dtype) -> bool:
         """Whether the target can hold tensors of `dtype`."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def convert(self, value: Any) -> Any:
         """A sample value (tensor, dtype, device, container, Python scalar) on the target."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def resolve(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """The target's counterpart of torch callable `fn`; raises Missing if it has none."""
         raise NotImplementedError
 
+    @abc.abstractmethod
     def is_tensor(self, value: object) -> bool:
         raise NotImplementedError
 
+    @abc.abstractmethod
     def observe(self, value: Any) -> Observed:
         """A result of the target as an `Observed` value (tensors become ObservedTensor)."""
         raise NotImplementedError
@@ -241,7 +248,7 @@ class RefimplTarget(Target):
             return getattr(refimpl, name)
         if type(value).__module__.split(".")[0] == "torch":
             raise Unconvertible(f"cannot convert {type(value).__qualname__} to refimpl")
-        if value == "cpu" and isinstance(value, str) and self.device.type != "cpu":
+        if isinstance(value, str) and value == "cpu" and self.device.type != "cpu":
             return str(self.device)
         return value
 
@@ -356,12 +363,33 @@ def resolve_in_refimpl(fn: Callable[..., Any]) -> Callable[..., Any]:
         return _refimpl_path(f"ops.aten.{packet}.{overload or 'default'}")
     if isinstance(fn, torch._ops.OpOverloadPacket):
         return _refimpl_path(f"ops.aten.{fn._qualified_op_name.removeprefix('aten::')}")
+    if module.startswith(_RUN_AS_IS_MODULES) and isinstance(fn, types.FunctionType):
+        return _with_torch_as_refimpl(fn)
     if module.startswith(_RUN_AS_IS_MODULES) or fn in _OPERATOR_FUNCTIONS:
         return fn
     path = torch_path(fn)
     if path is None:
         raise Missing(f"unmapped torch callable {module}.{qualname or fn!r}")
     return _refimpl_path(path)
+
+
+def _with_torch_as_refimpl(fn: types.FunctionType) -> Callable[..., Any]:
+    """An OpInfo lambda that names the `torch` module, with `torch` bound to refimpl (the
+    lambda's own code and closure, other globals unchanged); other lambdas as they are.
+
+    OpInfos such as where (`lambda self, condition, other: torch.where(condition, self,
+    other)`) call torch functions by name; run on the target, they must call its functions.
+    """
+    if "torch" not in fn.__code__.co_names:
+        return fn
+    rebound = types.FunctionType(
+        fn.__code__, {**fn.__globals__, "torch": refimpl}, fn.__name__, fn.__defaults__,
+        fn.__closure__,
+    )
+    rebound.__kwdefaults__ = fn.__kwdefaults__
+    rebound.__qualname__ = fn.__qualname__
+    rebound.__module__ = fn.__module__
+    return rebound
 
 
 _OPERATOR_FUNCTIONS: Final = frozenset(

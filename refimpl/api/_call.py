@@ -95,8 +95,11 @@ def invalid_arguments(
     got = ", ".join(
         [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     )
-    lines = [f"{api_name}() received an invalid combination of arguments - got ({got}), "
-             "but expected one of:"]
+    header = (
+        f"{api_name}() received an invalid combination of arguments - got ({got}), but "
+        "expected one of:"
+    )
+    lines = [header]
     for signature in signatures:
         params = ", ".join(
             p.name if p.default is None else f"{p.name} = {p.default}"

@@ -151,6 +151,11 @@ class TensorMethods:
     equal = method("equal")
     allclose = method("allclose")
 
+    igamma = method("igamma")
+    igammac = method("igammac")
+    max = method("max")
+    min = method("min")
+
     # --- methods whose arguments reach aten in another order ---
 
     def polygamma(self, n: int) -> Any:
@@ -162,6 +167,8 @@ class TensorMethods:
         return _where(condition, self, other)
 
     # --- in place ---
+    igamma_ = method("igamma_")
+    igammac_ = method("igammac_")
     add_ = method("add_")
     sub_ = method("sub_")
     subtract_ = method("subtract_")

@@ -25,13 +25,17 @@ def operand(value: object) -> Any:
     """A tensor or Python number as torch's binding accepts it, or None.
 
     Torch: THPUtils_checkScalar accepts NumPy scalars too (np.float32(2.5) is a wrapped
-    number: `float16_tensor * np.float64(7e4)` stays float16).
+    number: `float16_tensor * np.float64(7e4)` stays float16). A NumPy bool is neither a
+    Python bool nor a NumPy integer to torch's scalar unpacking, so it becomes a float:
+    `int8_tensor + np.bool_(True)` is float32 and `bool_tensor & np.bool_(True)` fails.
     """
     if isinstance(value, _OPERANDS):
         return value
     item = getattr(value, "item", None)
     if item is not None and getattr(value, "shape", None) == () and hasattr(value, "dtype"):
         result = item()
+        if isinstance(result, bool):
+            return float(result)
         if isinstance(result, _NUMBERS):
             return result
     return None
@@ -92,9 +96,15 @@ class TensorOperators:
             return NotImplemented
         return aten.mul.Tensor(aten.reciprocal.default(self), value)
 
+    # torch: Tensor.__rdiv__ and __idiv__ are the Python 2 names torch keeps as aliases.
+    __rdiv__ = __rtruediv__
+
     def __itruediv__(self, other: object) -> Any:
         value = operand(other)
         return NotImplemented if value is None else aten.div_.Tensor(self, value)
+
+    __idiv__ = __itruediv__
+    __div__ = __truediv__
 
     def __floordiv__(self, other: object) -> Any:
         value = operand(other)
@@ -205,6 +215,12 @@ class TensorOperators:
         return _bitwise(aten.__irshift__, self, other)
 
     def __invert__(self) -> Any:
+        # torch: THPVariable_invert refuses floating and complex tensors before dispatch.
+        dtype = self._dtype  # type: ignore[attr-defined]
+        if dtype.is_floating_point or dtype.is_complex:
+            raise TypeError(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            )
         return aten.bitwise_not.default(self)
 
     def __neg__(self) -> Any:

@@ -14,20 +14,24 @@ from refimpl._base import dtypes as dt
 from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.layout import layout, strided
-from refimpl._base.memory_format import contiguous_format
+from refimpl._base.memory_format import contiguous_format, preserve_format
 from refimpl._base.scalars import int_of
 from refimpl._base.size import Size
 from refimpl.api import _serialization, _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
 from refimpl.api._indexing import getitem, setitem
 from refimpl.api._methods import TensorMethods
-from refimpl.api._operators import TensorOperators
+from refimpl.api._operators import TensorOperators, operand
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
 from refimpl.ops import aten, data
 from refimpl.ops.pointwise import STRIDED
 
-_COMPARABLE = (TensorImpl, bool, int, float, complex)
+
+def _compare(packet: Any, self: Tensor, other: object) -> Any:
+    # torch: a tensor, a number or a NumPy scalar (as the arithmetic operators take them).
+    value = operand(other)
+    return NotImplemented if value is None else packet(self, value)
 
 
 class Tensor(TensorImpl, TensorOperators, TensorMethods):
@@ -171,22 +175,22 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
     # Comparisons dispatch to aten.eq/ne/lt/le/gt/ge (Tensor or Scalar overload, as torch
     # picks); other operand types give NotImplemented, so `x == None` is False as in torch.
     def __eq__(self, other: object) -> Any:
-        return aten.eq(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+        return _compare(aten.eq, self, other)
 
     def __ne__(self, other: object) -> Any:
-        return aten.ne(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+        return _compare(aten.ne, self, other)
 
     def __lt__(self, other: object) -> Any:
-        return aten.lt(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+        return _compare(aten.lt, self, other)
 
     def __le__(self, other: object) -> Any:
-        return aten.le(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+        return _compare(aten.le, self, other)
 
     def __gt__(self, other: object) -> Any:
-        return aten.gt(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+        return _compare(aten.gt, self, other)
 
     def __ge__(self, other: object) -> Any:
-        return aten.ge(self, other) if isinstance(other, _COMPARABLE) else NotImplemented
+        return _compare(aten.ge, self, other)
 
     def __getitem__(self, index: object) -> Tensor:
         """A view (a copy for Python bools) selected by basic indices. Torch: __getitem__."""
@@ -474,46 +478,46 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
     def type_as(self, other: Tensor) -> Tensor:
         return self.to(other._dtype)
 
-    def float(self) -> Tensor:
-        return self.to(dt.float32)
+    def float(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.float32, memory_format=memory_format)
 
-    def double(self) -> Tensor:
-        return self.to(dt.float64)
+    def double(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.float64, memory_format=memory_format)
 
-    def half(self) -> Tensor:
-        return self.to(dt.float16)
+    def half(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.float16, memory_format=memory_format)
 
-    def long(self) -> Tensor:
-        return self.to(dt.int64)
+    def long(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.int64, memory_format=memory_format)
 
-    def int(self) -> Tensor:
-        return self.to(dt.int32)
+    def int(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.int32, memory_format=memory_format)
 
-    def short(self) -> Tensor:
-        return self.to(dt.int16)
+    def short(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.int16, memory_format=memory_format)
 
-    def char(self) -> Tensor:
-        return self.to(dt.int8)
+    def char(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.int8, memory_format=memory_format)
 
-    def byte(self) -> Tensor:
-        return self.to(dt.uint8)
+    def byte(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.uint8, memory_format=memory_format)
 
-    def bool(self) -> Tensor:
-        return self.to(dt.bool_)
+    def bool(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.bool_, memory_format=memory_format)
 
-    def cfloat(self) -> Tensor:
-        return self.to(dt.complex64)
+    def cfloat(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.complex64, memory_format=memory_format)
 
-    def cdouble(self) -> Tensor:
-        return self.to(dt.complex128)
+    def cdouble(self, memory_format: Any = preserve_format) -> Tensor:
+        return self.to(dt.complex128, memory_format=memory_format)
 
-    def bfloat16(self) -> Tensor:
+    def bfloat16(self, memory_format: Any = preserve_format) -> Tensor:
         """Differs: no refimpl backend stores bfloat16; the backend's dtype error is raised."""
-        return self.to(dt.bfloat16)
+        return self.to(dt.bfloat16, memory_format=memory_format)
 
-    def chalf(self) -> Tensor:
+    def chalf(self, memory_format: Any = preserve_format) -> Tensor:
         """Differs: no refimpl backend stores complex32; the backend's dtype error is raised."""
-        return self.to(dt.complex32)
+        return self.to(dt.complex32, memory_format=memory_format)
 
     def type(self, dtype: Any = None, non_blocking: object = False, **kwargs: Any) -> Any:
         """The legacy type name ('torch.FloatTensor'), or this tensor converted to a dtype or

@@ -42,7 +42,9 @@ class FastSetup(enum.Enum):
 def channels_last_strides(size: Sequence[int]) -> Shape:
     """NHWC (4-d) or NDHWC (5-d) strides for `size`.
 
-    Torch: get_channels_last_strides_2d / _3d in c10/core/MemoryFormat.h.
+    Torch: get_channels_last_strides_2d / _3d in c10/core/MemoryFormat.h, which multiply the
+    sizes as they are: an empty tensor gets strides of 0 (unlike contiguous strides, which
+    count a size 0 as 1).
     """
     ndim = len(size)
     order = (1, 3, 2, 0) if ndim == 4 else (1, 4, 3, 2, 0)
@@ -50,7 +52,7 @@ def channels_last_strides(size: Sequence[int]) -> Shape:
     running = 1
     for d in order:
         out[d] = running
-        running *= max(size[d], 1)
+        running *= size[d]
     return tuple(out)
 
 
@@ -58,7 +60,9 @@ def is_channels_last(size: Sequence[int], stride: Sequence[int]) -> bool:
     """Whether a 4-d or 5-d tensor is channels-last contiguous.
 
     Torch: TensorImpl::compute_channels_last_contiguous_2d / _3d (c10/core/Contiguity.h):
-    dims of size 1 do not count, and an empty tensor is not channels-last.
+    dims of size 1 do not count; an empty tensor is channels-last when its strides up to its
+    first size-0 dim (in NHWC order) are (torch.empty_strided((1, 1, 1, 0), (1, 1, 1, 1))
+    is, as is every tensor with a size-0 channel dim and channel stride 1).
     """
     ndim = len(size)
     if ndim not in (4, 5):
@@ -67,8 +71,6 @@ def is_channels_last(size: Sequence[int], stride: Sequence[int]) -> bool:
     expected = 1
     for d in order:
         n = size[d]
-        if n == 0:
-            return False
         if n != 1:
             if stride[d] != expected:
                 return False

@@ -43,7 +43,7 @@ class Storage:
         # torch: CPU and meta storages have no device index (see storage_device).
         self.device = device if device._index is None else storage_device(device)
         self.backend = backend
-        self._address = next(_next_address) * (1 << 40)
+        self._address = 0  # given on first data_ptr(): most storages never need one
 
     def nbytes(self) -> int:
         """Size in bytes. Torch: UntypedStorage.nbytes."""
@@ -60,6 +60,8 @@ class Storage:
         """A stable fake address of the first byte (0 for an empty or meta storage)."""
         if self.array is None:
             return 0
+        if not self._address:
+            self._address = next(_next_address) * (1 << 40)
         return self._address
 
     def element_size(self) -> int:

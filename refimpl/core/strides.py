@@ -460,8 +460,11 @@ def movedim(g: Geometry, source: Sequence[int], destination: Sequence[int]) -> G
 def is_non_overlapping_and_dense(size: Sequence[int], stride: Sequence[int]) -> bool:
     """Whether the elements tile a block of memory exactly, in some dim order.
 
-    Torch: TensorImpl::compute_non_overlapping_and_dense (c10/core/Contiguity.h).
+    Torch: TensorImpl::compute_non_overlapping_and_dense (c10/core/Contiguity.h), or'd with
+    is_contiguous, which holds for every empty tensor.
     """
+    if 0 in size:
+        return True
     if len(size) == 1:
         return size[0] < 2 or stride[0] == 1
     expected = 1

@@ -401,7 +401,22 @@ def tensor_over(
     else:
         flat = backend.flatten(array)
         storage = Storage(flat, flat.shape[0], dtype, dev, backend)
-    return make_tensor(storage, size, stride, 0, dtype)
+    # make_tensor, written out: this runs once per elementwise result.
+    t = object.__new__(_TENSOR_CLASS[0])
+    t._storage = storage
+    t._size = size
+    t._stride = stride
+    t._storage_offset = 0
+    t._dtype = dtype
+    key_set = _DEVICE_KEY_SETS.get(dev.type)
+    t._key_set = key_set if key_set is not None else _key_set_for(dev.type)
+    t._version_counter = VersionCounter()
+    t._base = None
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._array_cache = None
+    return t
 
 
 def resize_for_output(t: TensorImpl, size: tuple[int, ...], stride: tuple[int, ...]) -> None:

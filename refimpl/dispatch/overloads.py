@@ -23,7 +23,13 @@ from refimpl.dispatch.dispatcher import (
     dispatch_raw,
     key_set_of,
 )
-from refimpl.dispatch.schema import FunctionSchema, parse_schema
+from refimpl.dispatch.schema import (
+    Argument,
+    FunctionSchema,
+    ListType,
+    OptionalType,
+    parse_schema,
+)
 from refimpl.dispatch.table import OperatorEntry
 from refimpl.dispatch.tls import DISPATCH_TLS
 
@@ -93,6 +99,13 @@ class SchemaRegistry:
 SCHEMAS: Final = SchemaRegistry()
 
 
+def _is_list(argument: Argument) -> bool:
+    schema_type = argument.type
+    if isinstance(schema_type, OptionalType):
+        schema_type = schema_type.element
+    return isinstance(schema_type, ListType)
+
+
 class OpOverload:
     """One overload of an operator: a schema and a dispatcher entry.
 
@@ -110,6 +123,8 @@ class OpOverload:
         "_schema",
         "_tags",
         "_tensor_kwargs",
+        "_tensor_list_positions",
+        "_tensor_positions",
         "namespace",
         "overloadpacket",
     )
@@ -125,11 +140,19 @@ class OpOverload:
         if self._entry.schema is None:
             self._entry.set_schema(str(schema), "registered by refimpl")
         self._binder = Binder(schema)
-        # Keyword-only arguments that can hold tensors (`out=`), decided once.
-        self._tensor_kwargs = tuple(
-            schema.arguments[i].name for i in schema.dispatch_argument_indices
-            if schema.arguments[i].kwarg_only
+        # Where tensors can be, decided once: positional Tensor / Tensor? arguments, positional
+        # Tensor[] / Tensor?[] lists, and keyword-only ones (`out=`). Torch: the
+        # DispatchKeyExtractor's bitset of dispatch arguments.
+        dispatch = [schema.arguments[i] for i in schema.dispatch_argument_indices]
+        positional = [a for a in schema.arguments if not a.kwarg_only]
+        index = {a.name: i for i, a in enumerate(positional)}
+        self._tensor_positions = tuple(
+            index[a.name] for a in dispatch if not a.kwarg_only and not _is_list(a)
         )
+        self._tensor_list_positions = tuple(
+            index[a.name] for a in dispatch if not a.kwarg_only and _is_list(a)
+        )
+        self._tensor_kwargs = tuple(a.name for a in dispatch if a.kwarg_only)
         self._tags = tags
         self.namespace = schema.namespace
         self.__name__ = f"{schema.name.partition('::')[2]}.{self._overloadname}"
@@ -144,11 +167,12 @@ class OpOverload:
         except SchemaMatchError as mismatch:
             raise as_runtime_error(mismatch) from None
         raw = 0
-        for value in args:
+        for i in self._tensor_positions:
+            value = args[i]
             if isinstance(value, TensorImpl):
                 raw |= value._key_set
-            elif type(value) is list or type(value) is tuple:
-                raw |= key_set_of(tuple(value), {})
+        for i in self._tensor_list_positions:
+            raw |= key_set_of(tuple(args[i] or ()), {})
         for name in self._tensor_kwargs:
             value = kwargs[name]
             if isinstance(value, TensorImpl):

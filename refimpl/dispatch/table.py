@@ -559,6 +559,17 @@ class OperatorEntry:
             "https://fburl.com/ptmfixes for possible resolutions. "
             f"'{self.name}' is only available for these backends: "
             f"{self.list_all_dispatch_keys()}.\n\n{self.dump_computed_table()}"
+            + self._not_yet_note(key)
+        )
+
+    def _not_yet_note(self, key: DispatchKey) -> str:
+        # An aten or prims operator that torch implements for this key but refimpl does not
+        # yet: torch's text, then a line that says so (custom operators keep torch's text).
+        if not self.name.startswith(("aten::", "prims::")):
+            return ""
+        return (
+            f"\nrefimpl: refimpl does not implement {self.name} for the '{key.name}' "
+            "dispatch key yet."
         )
 
     def ambiguous_autograd_other_error(self) -> RuntimeError:

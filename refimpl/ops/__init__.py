@@ -15,6 +15,7 @@ from refimpl.ops import binary as binary
 from refimpl.ops import compare as compare
 from refimpl.ops import complex as complex
 from refimpl.ops import data as data
+from refimpl.ops import like as like
 from refimpl.ops import pointwise as pointwise
 from refimpl.ops import selection as selection
 from refimpl.ops import special as special

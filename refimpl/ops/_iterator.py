@@ -72,6 +72,9 @@ class IterConfig:
     """The dtype of an allocated output (`out=` keeps its own)."""
     cast_bool_to_outputs: bool = False
     """Comparisons: cast the bool result into a non-bool `out` (Note [special-case bool outputs])."""
+    bool_condition: bool = False
+    """where: the first input is a bool condition, which torch never converts to the common
+    dtype (only self and other are), so it votes on the layout as it is."""
 
 
 class Builder(enum.Enum):
@@ -140,6 +143,14 @@ class Plan:
     """Strides (elements) of an allocated or resized output."""
     resize: bool
     """`out` must be resized to `shape` (it had another shape)."""
+    direct: tuple[bool, ...] = ()
+    """Per input: a tensor whose array the kernel takes as it is (the common dtype, on the
+    plan's backend), so `run` skips the conversion."""
+    simple: bool = False
+    """Every input is direct, the result is row-major and needs no cast: `run_simple`."""
+    out_temporary: bool = False
+    """On the CPU, `out` of another dtype is written through a temporary (torch's
+    compute_types), so resizing it warns twice."""
 
 
 # --- errors --------------------------------------------------------------------------------
@@ -194,7 +205,11 @@ def operand_key(value: Operand) -> object:
     """What of an operand a plan depends on: a tensor's metadata, a number's type."""
     if isinstance(value, TensorImpl):
         storage = value._storage
-        return (value._dtype, value._size, value._stride, storage.device, storage.backend)
+        # The key set tells the device type; the index and the backend complete the device.
+        return (
+            value._dtype, value._size, value._stride, value._key_set, storage.backend,
+            storage.device._index,
+        )
     kind = type(value)
     if kind is int and not -(2**63) <= value <= 2**63 - 1:  # type: ignore[operator]  # an int
         return value  # uint64-range ints promote differently; key on the value
@@ -215,7 +230,8 @@ def plan(
     output shape, then dtypes and devices (compute_types). `out` is the `out=` tensor or, for
     an in-place op, `self` (which is also the first input).
     """
-    if out is not None and iter_config.check_mem_overlap:
+    to_real = _complex_into_real(iter_config, inputs, out)
+    if out is not None and iter_config.check_mem_overlap and not to_real:
         _check_overlaps(out, inputs)
     key = (
         iter_config,
@@ -230,7 +246,29 @@ def plan(
         if len(_PLANS) > 8192:
             _PLANS.clear()
         _PLANS[key] = found
+    if (
+        to_real and out is not None and not found.resize
+        and layout.has_internal_overlap(out._size, out._stride)
+    ):
+        # torch: the copy of the real part into `out` checks it, after the dtype checks.
+        raise RuntimeError(layout.INTERNAL_OVERLAP_MESSAGE)
     return found
+
+
+def _complex_into_real(
+    iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl | None
+) -> bool:
+    """Whether a complex input writes its real result into a real `out` (abs, angle).
+
+    Torch: unary_op_impl_with_complex_to_float_out runs the iterator on a fresh complex
+    result, then resizes `out` with resize_output (contiguous) and copies the real part in.
+    """
+    first = inputs[0] if inputs else None
+    return (
+        out is not None and iter_config.result is ResultDtype.TO_REAL
+        and isinstance(first, TensorImpl) and first._dtype.is_complex
+        and not out._dtype.is_complex
+    )
 
 
 def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl | None) -> Plan:
@@ -248,8 +286,35 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         resize = True
     common, kernel_dtype, output_dtype = _dtypes(iter_config, inputs, out)
     dev, backend = _device(iter_config, inputs, out)
-    order, out_stride = _layout(shape, inputs, out, resize, output_dtype)
-    return Plan(shape, common, kernel_dtype, output_dtype, dev, backend, order, out_stride, resize)
+    order, out_stride = _layout(
+        shape, inputs, out, resize, iter_config, common, dev.type == "cpu"
+    )
+    first = inputs[0]
+    if resize and _complex_into_real(iter_config, inputs, out):
+        order, out_stride = None, geometry.contiguous_strides(shape)
+    elif (
+        out is None and iter_config.result is ResultDtype.TO_REAL and common.is_complex
+        and isinstance(first, TensorImpl)
+    ):
+        # torch: unary_op_impl_with_complex_to_float allocates the real result with
+        # empty_like(self), which keeps a dense self's exact strides (size-1 dims included).
+        out_stride = geometry.dense_strides_like(shape, first._stride)
+        order = _order_of(shape, out_stride)
+    direct = tuple(
+        isinstance(v, TensorImpl) and v._dtype is common and v._storage.backend is backend
+        for v in inputs
+    )
+    simple = (
+        all(direct) and order is None and output_dtype is kernel_dtype and backend is not None
+    )
+    out_temporary = (
+        out is not None and dev.type == "cpu" and _casts_output(iter_config, common, out)
+        and not _complex_into_real(iter_config, inputs, out)
+    )
+    return Plan(
+        shape, common, kernel_dtype, output_dtype, dev, backend, order, out_stride, resize,
+        direct, simple, out_temporary,
+    )
 
 
 def _kind(value: Operand) -> tuple[DType, OperandKind]:
@@ -396,7 +461,7 @@ def _common_backend(tensors: Sequence[TensorImpl], dev: device) -> Backend | Non
 
 def _layout(
     shape: Shape, inputs: Sequence[Operand], out: TensorImpl | None, resize: bool,
-    output_dtype: DType,
+    iter_config: IterConfig, common: DType, on_cpu: bool,
 ) -> tuple[Shape | None, Shape]:
     """(dim order or None for row-major, strides of an allocated output).
 
@@ -407,29 +472,62 @@ def _layout(
     contiguous = geometry.contiguous_strides(shape)
     if ndim <= 1:
         return None, contiguous
-    # Operands in torch's order: the output first (unless it is resized), then the inputs.
-    voting: list[TensorImpl] = []
+    # Operands in torch's order: the output first (unless it is resized), then the inputs,
+    # as (size, stride, itemsize) of the tensor the iterator sees.
+    voting: list[tuple[Shape, Shape, int]] = []
     if out is not None and not resize:
-        voting.append(out)
-    voting.extend(v for v in inputs if isinstance(v, TensorImpl) and v is not out)
-    if all(t._size == shape for t in voting) and voting:
-        fast = layout.fast_setup([(t._size, t._stride) for t in voting])
+        voting.append(_iterated(out, _casts_output(iter_config, common, out), common, on_cpu, True))
+    promote = iter_config.promote_inputs_to_common_dtype
+    voting.extend(
+        _iterated(v, promote and not (i == 0 and iter_config.bool_condition), common, on_cpu)
+        for i, v in enumerate(inputs) if isinstance(v, TensorImpl) and v is not out
+    )
+    if all(size == shape for size, _, _ in voting) and voting:
+        fast = layout.fast_setup([(size, stride) for size, stride, _ in voting])
         if fast is layout.FastSetup.CONTIGUOUS:
             return None, contiguous
         if fast is layout.FastSetup.CHANNELS_LAST:
             stride = layout.channels_last_strides(shape)
             return _order_of(shape, stride), stride
         if fast is layout.FastSetup.NON_OVERLAPPING_DENSE:
-            stride = voting[-1]._stride
+            stride = voting[-1][1]
             return _order_of(shape, stride), stride
     byte_strides = [
-        tuple(s * t._dtype.itemsize for s in layout.broadcast_strides(t._size, t._stride, shape))
-        for t in voting
+        tuple(s * itemsize for s in layout.broadcast_strides(size, stride, shape))
+        for size, stride, itemsize in voting
     ]
     order = layout.iteration_order(shape, byte_strides)
     if layout.is_inverted(order):
         return None, contiguous
     return order, layout.strides_in_order(shape, order)
+
+
+def _casts_output(iter_config: IterConfig, common: DType, out: TensorImpl) -> bool:
+    # torch: compute_types swaps an `out` of another dtype than the common one for a
+    # temporary when the op casts to outputs; comparisons write a bool `out` directly.
+    if out._dtype is common:
+        return False
+    return iter_config.cast_common_dtype_to_outputs or (
+        iter_config.cast_bool_to_outputs and out._dtype is not bool_
+    )
+
+
+def _iterated(
+    t: TensorImpl, converts: bool, common: DType, on_cpu: bool, is_output: bool = False
+) -> tuple[Shape, Shape, int]:
+    """The (size, stride, itemsize) TensorIterator sees for an operand.
+
+    Torch: compute_types on the CPU swaps an input of another dtype for `t.to(common)` (laid
+    out as empty_like with preserve_format: a dense input keeps its strides, another gets
+    dense strides in its dims' order), and an output of another dtype for a contiguous temporary (empty_like with
+    LEGACY_CONTIGUOUS_MEMORY_FORMAT), before the layout is decided.
+    """
+    size, stride = t._size, t._stride
+    if not (on_cpu and converts and t._dtype is not common):
+        return size, stride, t._dtype.itemsize
+    if is_output:
+        return size, geometry.contiguous_strides(size), common.itemsize
+    return size, geometry.dense_strides_like(size, stride), common.itemsize
 
 
 def _order_of(shape: Shape, stride: Shape) -> Shape | None:
@@ -477,6 +575,8 @@ def run(
     backend = p.backend
     if out is not None and p.resize:
         _warn_resize(out, p.shape)
+        if p.out_temporary:
+            _warn_resize(out, p.shape)  # torch resizes the temporary, then `out`
         resize_for_output(out, p.shape, p.out_stride)
     if backend is None:
         if out is not None:
@@ -485,7 +585,10 @@ def run(
         return tensor_over(None, p.shape, p.out_stride, p.output_dtype, p.device, None)
     xp = backend.xp
     common = p.common_dtype
-    arrays = [operand_array(v, common, backend) for v in inputs]
+    arrays = [
+        array_of(v) if direct else operand_array(v, common, backend)  # type: ignore[arg-type]  # direct inputs are tensors
+        for v, direct in zip(inputs, p.direct, strict=True)
+    ]
     order = p.order
     shape = p.shape
     if order is not None:
@@ -508,6 +611,17 @@ def run(
     # (issue 12) the kernel bumps.
     out._version_counter.bump()
     return out
+
+
+def run_simple(p: Plan, kernel: Kernel, inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
+    """`run` for a simple plan without `out` (see Plan.simple): the arrays as they are, the
+    kernel's row-major result as the new tensor's storage."""
+    backend = p.backend
+    assert backend is not None  # simple plans have data
+    result = kernel(backend.xp, *[array_of(v) for v in inputs], **extra)
+    if result.shape != p.shape:
+        result = backend.xp.broadcast_to(result, p.shape)
+    return tensor_over(result, p.shape, p.out_stride, p.output_dtype, p.device, backend)
 
 
 def _inverse(axes: Shape) -> Shape:

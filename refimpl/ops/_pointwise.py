@@ -18,7 +18,7 @@ torch's error for the others. Everything shared (broadcasting, promotion, device
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, overload
 
 from refimpl._base.dtypes import (
     DType,
@@ -37,10 +37,10 @@ from refimpl._base.dtypes import (
     uint8,
 )
 from refimpl._base.keys import DispatchKey
+from refimpl._base.promotion import get_default_dtype
 from refimpl._base.spec import SpecOverload, kernel_dtype_facts, spec_overloads
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.schema import Argument, FunctionSchema, parse_schema
-from refimpl._base.promotion import get_default_dtype
 from refimpl.ops._iterator import (
     CONFIGS,
     Builder,
@@ -50,6 +50,7 @@ from refimpl.ops._iterator import (
     operand_key,
     plan,
     run,
+    run_simple,
 )
 from refimpl.ops._register import OpBlock, defop, defop_spec
 
@@ -123,7 +124,9 @@ class PointwiseOp:
 
     def __init__(
         self, block: OpBlock, iter_config: IterConfig | ConfigChoice, operands: tuple[str, ...],
+        opmath: bool = False,
     ) -> None:
+        self.opmath = opmath
         self.block = block
         self.name = block.op._schema.name.partition("::")[2]
         self._config = iter_config
@@ -138,7 +141,7 @@ class PointwiseOp:
         self._accepted = None if facts is None else facts.accepted
         self._errors = {} if facts is None else facts.errors
         self.derivative_fn: Callable[..., Any] | None = None
-        self._fast: dict[tuple[object, ...], tuple[Plan, Kernel]] = {}
+        self._fast: dict[tuple[object, ...], tuple[Plan, Kernel | None]] = {}
 
     @property
     def op(self) -> Any:
@@ -146,6 +149,12 @@ class PointwiseOp:
         return self.block.op
 
     # --- declaration ---------------------------------------------------------------------
+
+    @overload
+    def compute(self, fn: F, *, dtypes: Iterable[DType] | None = None) -> F: ...
+
+    @overload
+    def compute(self, fn: None = None, *, dtypes: Iterable[DType]) -> Callable[[F], F]: ...
 
     def compute(self, fn: F | None = None, *, dtypes: Iterable[DType] | None = None) -> Any:
         """Register the Array API expression, for `dtypes` or for every other dtype.
@@ -215,6 +224,8 @@ class PointwiseOp:
             raise NotImplementedError(
                 f'"{self.name}_cpu" not implemented for \'{dtype.scalar_name}\''
             )
+        if self.opmath and dtype in (float16, bfloat16):
+            return in_float32(kernel)
         return kernel
 
     def __call__(
@@ -229,7 +240,7 @@ class PointwiseOp:
         if out is None and type(chosen) is IterConfig:
             # The fast path: the plan and kernel the general path chose for operands with
             # this metadata (see Note [Pointwise fast path]).
-            key = (get_default_dtype(), *[operand_key(v) for v in operands])
+            key = (get_default_dtype(), *map(operand_key, operands))
             found = self._fast.get(key)
             if found is None:
                 p = plan(chosen, operands, None)
@@ -249,6 +260,8 @@ class PointwiseOp:
                 extra = {**extra, **converted}
         if kernel is None:
             kernel = self.kernel_for(p)  # raises torch's error for this dtype
+        if out is None and p.simple:
+            return run_simple(p, kernel, operands, extra)
         return run(p, kernel, operands, out, extra)
 
     def _kernel_or_none(self, p: Plan) -> Kernel | None:
@@ -278,16 +291,25 @@ class PointwiseOp:
         leading = operand_positions == tuple(range(len(operand_positions)))
         n_operands = len(operand_positions)
 
+        # The bound kwargs hold exactly the keyword-only arguments; without other positional
+        # arguments they are the kernel's extra arguments as they come (the binder made the
+        # dict for this call).
+        keywords_only = not extra_positional
+
         def kernel(*args: Any, **kwargs: Any) -> Any:
             operands = args[:n_operands] if leading else [args[i] for i in operand_positions]
+            if out_name is not None:
+                out = kwargs.pop(out_name)
+            elif role == "inplace":
+                out = operands[0]
+            else:
+                out = None
+            if keywords_only:
+                return call(operands, out, kwargs)
             extra = {name: args[i] for name, i in extra_positional}
             for name in extra_keywords:
                 extra[name] = kwargs[name]
-            if role == "inplace":
-                return call(operands, operands[0], extra)
-            if out_name is not None:
-                return call(operands, kwargs[out_name], extra)
-            return call(operands, None, extra)
+            return call(operands, out, extra)
 
         kernel.__name__ = f"{self.name}_{role}"
         kernel.__qualname__ = kernel.__name__
@@ -301,6 +323,21 @@ class PointwiseOp:
             block.kernel(DispatchKey.CompositeExplicitAutogradNonFunctional)(kernel)
 
 
+def in_float32(kernel: Kernel) -> Kernel:
+    """`kernel` computing in float32 for float16/bfloat16 arrays, rounded once at the end.
+
+    Torch: opmath_t (at::opmath_type<Half> is float): compound CPU kernels (addcmul, lerp)
+    compute reduced-precision floats in float32 and round the result.
+    """
+
+    def computed_in_float32(xp: Any, *arrays: Any, **extra: Any) -> Any:
+        dtype = arrays[0].dtype
+        result = kernel(xp, *[xp.astype(a, xp.float32) for a in arrays], **extra)
+        return xp.astype(result, dtype)
+
+    return computed_in_float32
+
+
 def _no_kernel(xp: Any, *arrays: Any, **extra: Any) -> Any:
     raise AssertionError("meta plans never compute")
 
@@ -311,6 +348,7 @@ def pointwise(
     *,
     operands: tuple[str, ...] | None = None,
     scalar: tuple[str, ...] = (),
+    opmath: bool = False,
 ) -> PointwiseOp:
     """Declare an elementwise op: its functional overload, and with it the in-place and out=
     overloads torch pairs with it, and the Scalar overloads named in `scalar` (inline schemas,
@@ -319,7 +357,8 @@ def pointwise(
     Torch: a structured kernel group; `builder` names the TensorIterator builder its meta
     function uses (or gives the config, or a function choosing it from the other arguments).
     `operands` defaults to the schema's Tensor
-    arguments.
+    arguments. `opmath` computes float16 in float32 and rounds once (torch's opmath_t), for
+    kernels that compose several operations.
     """
     block = defop(schema_text)
     schema = block.op._schema
@@ -328,7 +367,7 @@ def pointwise(
             a.name for a in schema.arguments if not a.kwarg_only and str(a.type) == "Tensor"
         )
     iter_config = CONFIGS[builder] if isinstance(builder, Builder) else builder
-    op = PointwiseOp(block, iter_config, operands)
+    op = PointwiseOp(block, iter_config, operands, opmath)
     for text in (schema_text, *scalar):
         functional = block if text == schema_text else defop(text)
         op.register(functional, "functional")

@@ -78,13 +78,13 @@ def add_check(p: Plan, *, alpha: Scalar) -> dict[str, Scalar] | None:
     return {"alpha": checked_convert(alpha, p.common_dtype)}
 
 
-@add.compute(dtypes=(bool_,))
 def add_compute_bool(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     # The Array API defines no add for bool; torch's bool add is logical or.
     return xp.logical_or(self, other) if alpha else xp.asarray(self, copy=True)
 
 
-@add.compute(dtypes=COMPLEX)
+add.compute(dtypes=(bool_,))(add_compute_bool)
+
 def add_compute_complex(
     xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar
 ) -> Array:
@@ -92,6 +92,8 @@ def add_compute_complex(
     # and torch always multiplies, so complex results multiply always.
     return xp.add(self, _scaled(xp, other, alpha))
 
+
+add.compute(dtypes=COMPLEX)(add_compute_complex)
 
 @add.compute
 def add_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
@@ -177,11 +179,12 @@ mul = pointwise(
 )
 
 
-@mul.compute(dtypes=(bool_,))
 def mul_compute_bool(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     # The Array API defines no multiply for bool; torch's bool mul is logical and.
     return xp.logical_and(self, other)
 
+
+mul.compute(dtypes=(bool_,))(mul_compute_bool)
 
 @mul.compute
 def mul_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
@@ -251,7 +254,6 @@ div_mode = pointwise(
 )
 
 
-@div_mode.compute(dtypes=(bool_,))
 def div_mode_compute_bool(
     xp: ArrayNamespace, self: Array, other: Array, *, rounding_mode: str | None
 ) -> Array:
@@ -260,6 +262,8 @@ def div_mode_compute_bool(
     ints = xp.astype(self, xp.int8), xp.astype(other, xp.int8)
     return xp.astype(div_mode_compute(xp, *ints, rounding_mode=rounding_mode), xp.bool)
 
+
+div_mode.compute(dtypes=(bool_,))(div_mode_compute_bool)
 
 @div_mode.compute
 def div_mode_compute(
@@ -289,6 +293,70 @@ true_divide_scalar = defop("true_divide.Scalar(Tensor self, Scalar other) -> Ten
 def true_divide_scalar_decomposition(self: TensorImpl, other: Scalar) -> Any:
     """Torch: true_divide.Scalar is CompositeImplicitAutograd over div.Scalar."""
     return aten.div.Scalar(self, other)
+
+
+# --- the CompositeImplicitAutograd aliases: divide, multiply, subtract, true_divide --------
+# torch: BinaryOps.cpp defines each as a call of the op it names, overload for overload.
+
+_ALIASES: Final[tuple[tuple[str, str], ...]] = (
+    ("true_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", "div.out"),
+    ("true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", "div_.Tensor"),
+    ("true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", "div_.Scalar"),
+    ("divide.Tensor(Tensor self, Tensor other) -> Tensor", "div.Tensor"),
+    ("divide.Scalar(Tensor self, Scalar other) -> Tensor", "div.Scalar"),
+    ("divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+     "div.Tensor_mode"),
+    ("divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
+     "div.Scalar_mode"),
+    ("divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", "div.out"),
+    (
+        ("divide.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) "
+         "-> Tensor(a!)"),
+        "div.out_mode",
+    ),
+    ("divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", "div_.Tensor"),
+    ("divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", "div_.Scalar"),
+    (
+        ("divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) "
+         "-> Tensor(a!)"),
+        "div_.Tensor_mode",
+    ),
+    (
+        ("divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) "
+         "-> Tensor(a!)"),
+        "div_.Scalar_mode",
+    ),
+    ("multiply.Tensor(Tensor self, Tensor other) -> Tensor", "mul.Tensor"),
+    ("multiply.Scalar(Tensor self, Scalar other) -> Tensor", "mul.Scalar"),
+    ("multiply.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", "mul.out"),
+    ("multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", "mul_.Tensor"),
+    ("multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", "mul_.Scalar"),
+    ("subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "sub.Tensor"),
+    ("subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "sub.Scalar"),
+    (
+        ("subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) "
+         "-> Tensor(a!)"),
+        "sub.out",
+    ),
+    ("subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+     "sub_.Tensor"),
+    ("subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+     "sub_.Scalar"),
+)
+
+
+def _alias_of(target: str) -> Any:
+    packet, _, overload = target.partition(".")
+
+    def decomposition(*args: Any, **kwargs: Any) -> Any:
+        """Torch: an alias in BinaryOps.cpp, CompositeImplicitAutograd over its target."""
+        return getattr(getattr(aten, packet), overload)(*args, **kwargs)
+
+    return decomposition
+
+
+for _schema, _target in _ALIASES:
+    defop(_schema).decomposition(_alias_of(_target))
 
 
 # --- floor_divide, remainder, fmod ---------------------------------------------------------

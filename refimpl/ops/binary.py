@@ -21,7 +21,7 @@ from refimpl.core.backend import Array, ArrayNamespace, extension
 from refimpl.core.strides import contiguous_strides
 from refimpl.core.tensor import TensorImpl, empty_tensor, resize_for_output
 from refimpl.dispatch.overloads import namespace
-from refimpl.ops._iterator import Builder
+from refimpl.ops._iterator import CONFIGS, Builder
 from refimpl.ops._pointwise import PointwiseOp, pointwise
 from refimpl.ops._register import defop
 
@@ -92,7 +92,51 @@ def pow_arrays(xp: ArrayNamespace, self: Array, exponent: Array) -> Array:
     exponents 0.5, 2, 3, -0.5, -1, -2 computed as sqrt, products and reciprocals)."""
     if xp.isdtype(self.dtype, "integral"):
         return _int_pow(xp, self, exponent)
-    return xp.pow(self, exponent)
+    result = xp.pow(self, exponent)
+    if xp.isdtype(self.dtype, "complex floating"):
+        # torch: std::pow on complex is C's cpow, exp(exponent * log(self)) with no special
+        # cases, so 0j ** 0 is nan + nanj and 0j ** -1 is inf + nanj (NumPy's power gives
+        # 1 and nan + nanj for a zero base).
+        formula = xp.exp(exponent * xp.log(self))
+        result = xp.where(self == xp.zeros_like(self), formula, result)
+    return result
+
+
+def _is_half(xp: ArrayNamespace, array: Array) -> bool:
+    return bool(getattr(xp, "float16", None) == array.dtype)
+
+
+def _reciprocal(xp: ArrayNamespace, x: Array) -> Array:
+    return xp.divide(xp.ones_like(x), x)
+
+
+# torch: pow_tensor_scalar_kernel's special exponents for float, double and complex (Half
+# computes every exponent as pow in float): sqrt(-0.0) is -0.0 and rsqrt(-0.0) is -inf, where
+# pow gives +0.0 and +inf; 0j ** -1 is inf + nanj.
+_SPECIAL_EXPONENTS: Final[dict[complex, Callable[[ArrayNamespace, Array], Array]]] = {
+    2: lambda xp, x: x * x,
+    3: lambda xp, x: x * x * x,
+    -1: _reciprocal,
+    -2: lambda xp, x: _reciprocal(xp, x * x),
+    0.5: lambda xp, x: xp.sqrt(x),
+    -0.5: lambda xp, x: _reciprocal(xp, xp.sqrt(x)),
+}
+
+
+def pow_scalar_arrays(xp: ArrayNamespace, self: Array, exponent: Array) -> Array:
+    """self ** a Scalar exponent (a 0-d array). Torch: pow_Tensor_Scalar_out fills 1 for
+    exponent 0 and copies self for 1; pow_tensor_scalar_kernel computes the exponents of
+    _SPECIAL_EXPONENTS by their formulas and the rest as pow."""
+    value = complex(exponent)
+    if value == 0:
+        return xp.ones_like(self)
+    if value == 1:
+        return xp.asarray(self, copy=True)
+    special = _SPECIAL_EXPONENTS.get(value)
+    exact = xp.isdtype(self.dtype, ("real floating", "complex floating"))
+    if special is not None and exact and not _is_half(xp, self):
+        return special(xp, self)
+    return pow_arrays(xp, self, exponent)
 
 
 pow_tensor = pointwise(
@@ -122,7 +166,7 @@ def pow_scalar_compute_bool(xp: ArrayNamespace, self: Array, exponent: Array) ->
 
 
 pow_scalar.compute(dtypes=(bool_,))(pow_scalar_compute_bool)
-pow_scalar.compute(pow_arrays)
+pow_scalar.compute(pow_scalar_arrays)
 
 
 def _pow_base_scalar(
@@ -159,9 +203,20 @@ def pow_base_out_kernel(self: Scalar, exponent: TensorImpl, *, out: TensorImpl) 
     return _pow_base_scalar(self, exponent, out)
 
 
+def pow_base_meta(self: Scalar, exponent: TensorImpl) -> Any:
+    """Scalar ** Tensor on meta tensors.
+
+    Torch: meta tensors take the Python meta function of pow (torch/_refs), an elementwise
+    op whose result keeps the exponent's layout, unlike the CPU and CUDA kernels.
+    """
+    return pow_tensor([self, exponent], None, {})
+
+
 for _key in _BACKEND_KEYS:
-    pow_base.kernel(_key)(pow_base_kernel)
     pow_base_out.kernel(_key)(pow_base_out_kernel)
+pow_base.kernel(DispatchKey.CPU)(pow_base_kernel)
+pow_base.kernel(DispatchKey.CUDA)(pow_base_kernel)
+pow_base.kernel(DispatchKey.Meta)(pow_base_meta)
 
 
 # --- float_power -----------------------------------------------------------------------------
@@ -530,27 +585,68 @@ def nextafter_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
 
 
 # --- ldexp -----------------------------------------------------------------------------------
-# torch: ldexp (BinaryOps.cpp) is CompositeExplicitAutograd: self * pow(2.0, other).
+# torch: ldexp (BinaryOps.cpp) is CompositeExplicitAutograd. A floating mantissa with an integral
+# exponent runs std::ldexp in the mantissa's dtype (the exponent read as a C int; bool
+# exponents are refused by the kernel's dispatch, "ldexp_cpu_exp"); anything else is
+# self * pow(2.0, other).
 
 ldexp = defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor")
 ldexp_out = defop("ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
 ldexp_ = defop("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)")
 
+# The std::ldexp path as an elementwise op of the iterator (not registered under a name of
+# its own: torch's ldexp kernel is internal to the composite).
+_ldexp_kernel_op = PointwiseOp(ldexp, CONFIGS[Builder.BINARY_OP], ("self", "other"))
+
+
+@_ldexp_kernel_op.compute
+def ldexp_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """self * 2 ** other, rounded once. Torch: the ldexp CPU kernel (std::ldexp)."""
+    # Multiplying a float64 by powers of two is exact; two factors reach past 2**1023.
+    wide = xp.astype(self, xp.float64)
+    exponent = xp.clip(xp.astype(other, xp.float64), -2200.0, 2200.0)
+    half = xp.trunc(exponent / 2)
+    two = xp.asarray(2.0, dtype=xp.float64)
+    result = wide * xp.pow(two, half) * xp.pow(two, exponent - half)
+    return xp.astype(result, self.dtype)
+
+
+def _std_ldexp(self: TensorImpl, other: TensorImpl) -> bool:
+    """Whether torch takes the std::ldexp kernel (and checks the exponent's dtype)."""
+    if not self._dtype.is_floating_point or other._dtype.is_floating_point or other._dtype.is_complex:
+        return False
+    if other._dtype is bool_:
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    return True
+
 
 @ldexp.kernel(CEA)
 def ldexp_kernel(self: TensorImpl, other: TensorImpl) -> Any:
     """self * 2 ** other. Torch: ldexp in BinaryOps.cpp."""
+    # Differs: torch allocates the std::ldexp result like `self` and resizes it to the
+    # broadcast shape (warning); refimpl allocates it at the broadcast shape.
+    if _std_ldexp(self, other):
+        return _ldexp_kernel_op([self, other], None, {})
     return aten.mul.Tensor(self, aten.pow.Scalar(2.0, other))
 
 
 @ldexp_out.kernel(CEA)
 def ldexp_out_kernel(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) -> Any:
-    """Torch: ldexp_out is mul_out(out, self, pow(2.0, other)), after its own cast check."""
-    power = aten.pow.Scalar(2.0, other)
-    if not promotion.can_cast(result_type_of((_kind(self), _kind(power))), out._dtype):
+    """Torch: ldexp_out checks the cast to `out`, then runs std::ldexp or
+    mul_out(out, self, pow(2.0, other))."""
+    std = _std_ldexp(self, other)
+    power = None if std else aten.pow.Scalar(2.0, other)
+    result_dtype = self._dtype if power is None else result_type_of(
+        (_kind(self), _kind(power))
+    )
+    if not promotion.can_cast(result_dtype, out._dtype):
         raise RuntimeError(
             f"ldexp can't be cast to the desired output type {out._dtype.scalar_name}"
         )
+    if power is None:
+        # Differs: torch's std::ldexp path fails an internal assert (needs_dynamic_casting)
+        # when `out` has another dtype; refimpl casts.
+        return _ldexp_kernel_op([self, other], out, {})
     return aten.mul.out(self, power, out=out)
 
 
@@ -630,8 +726,6 @@ def xlogy_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     zero = xp.where(self == 0, xp.zeros_like(product), product)
     return xp.where(xp.isnan(other), other, zero)
 
-
-xlogy.compute(dtypes=(float16,))(in_float32(xlogy_compute))
 
 
 # --- gcd, lcm --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ written on the tensors directly.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any, Final
 
@@ -80,7 +81,7 @@ def _present(operands: list[Any], out: TensorImpl | None, extra: dict[str, Any])
 # torch: where_self_out builds its iterator over (condition, self, other) after converting
 # self and other to their result type; the bool condition never changes that result type,
 # so promoting over all three gives the same common dtype.
-_WHERE_CONFIG: Final = CONFIGS[Builder.TERNARY_OP]
+_WHERE_CONFIG: Final = dataclasses.replace(CONFIGS[Builder.TERNARY_OP], bool_condition=True)
 
 where = pointwise(
     "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
@@ -525,7 +526,7 @@ def lerp_arrays(xp: ArrayNamespace, self: Array, end: Array, weight: Array) -> A
 _LERP_CONFIG: Final = IterConfig(allow_cpu_scalars=True)
 
 lerp_scalar = pointwise(
-    "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", _LERP_CONFIG,
+    "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", _LERP_CONFIG, opmath=True,
 )
 lerp_scalar.precheck(_lerp_check)
 
@@ -545,7 +546,7 @@ def lerp_scalar_compute(xp: ArrayNamespace, self: Array, end: Array, *, weight: 
 
 
 lerp_tensor = pointwise(
-    "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", _LERP_CONFIG,
+    "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", _LERP_CONFIG, opmath=True,
 )
 lerp_tensor.precheck(_lerp_check)
 lerp_tensor.compute(lerp_arrays)
@@ -556,6 +557,7 @@ lerp_tensor.compute(lerp_arrays)
 addcmul = pointwise(
     "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
     Builder.TERNARY_OP,
+    opmath=True,
 )
 
 
@@ -581,6 +583,7 @@ def addcmul_compute(
 addcdiv = pointwise(
     "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
     Builder.TERNARY_OP,
+    opmath=True,
 )
 
 

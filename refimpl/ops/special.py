@@ -565,3 +565,25 @@ def special_ndtr_out_decomposition(self: TensorImpl, *, out: TensorImpl) -> Any:
         resize_for_output(out, result._size, contiguous_strides(result._size))
     return aten.copy_.default(out, result)
 
+
+
+# --- igamma, igammac ---------------------------------------------------------------------
+
+igamma = pointwise("igamma(Tensor self, Tensor other) -> Tensor", Builder.BINARY_FLOAT_OP)
+
+
+@igamma.compute
+def igamma_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """The regularized lower incomplete gamma P(self, other). Torch: igamma_kernel (calc_igamma
+    in aten/src/ATen/native/Math.h)."""
+    return xp.astype(extension(xp, "gammainc")(self, other), self.dtype)
+
+
+igammac = pointwise("igammac(Tensor self, Tensor other) -> Tensor", Builder.BINARY_FLOAT_OP)
+
+
+@igammac.compute
+def igammac_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+    """The regularized upper incomplete gamma Q(self, other). Torch: igammac_kernel
+    (calc_igammac in Math.h)."""
+    return xp.astype(extension(xp, "gammaincc")(self, other), self.dtype)
