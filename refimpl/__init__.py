@@ -465,8 +465,8 @@ __all__ = [
     "view_as_real",
     "where",
     "xlogy",
-    "zeros",
     "zero_",
+    "zeros",
     "zeros_like",
 ]
 

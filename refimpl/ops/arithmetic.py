@@ -370,6 +370,20 @@ floor_divide = pointwise(
 floor_divide.compute(floor_divide_arrays)
 
 
+def _div_floor_refuses(name: str) -> Any:
+    def kernel(xp: ArrayNamespace, self: Array, other: Array) -> Array:
+        # torch: div_floor_kernel dispatches over integers and floats only (the spec has no
+        # dtype facts for floor_divide, so the error is written here).
+        raise NotImplementedError(f'"div_floor_cpu" not implemented for \'{name}\'')
+
+    return kernel
+
+
+floor_divide.compute(dtypes=(bool_,))(_div_floor_refuses("Bool"))
+floor_divide.compute(dtypes=COMPLEX[1:2])(_div_floor_refuses("ComplexFloat"))
+floor_divide.compute(dtypes=COMPLEX[2:])(_div_floor_refuses("ComplexDouble"))
+
+
 def _remainder_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     """Python's %: the sign of the divisor. Torch: remainder_kernel."""
     if xp.isdtype(self.dtype, "integral"):
