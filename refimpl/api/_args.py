@@ -11,8 +11,11 @@ from typing import Any
 def sizes(args: tuple[Any, ...], name: str) -> tuple[int, ...]:
     """`f(2, 3)` and `f((2, 3))` both mean size (2, 3), as in torch's argument parser."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(as_index(n, name) for n in args[0])
-    return tuple(as_index(n, name) for n in args)
+        args = tuple(args[0])
+    for n in args:
+        if type(n) is not int:
+            return tuple(as_index(n, name) for n in args)
+    return args  # plain ints, the usual case
 
 
 def as_index(value: object, name: str) -> int:

@@ -422,14 +422,21 @@ def view_strides(size: Sequence[int], stride: Sequence[int], new_size: Sequence[
 
 def view(g: Geometry, shape: Sequence[int]) -> Geometry:
     """Torch: view in TensorShape.cpp (never copies)."""
-    new_size = infer_size(shape, numel(g.size))
-    new_stride = view_strides(g.size, g.stride, new_size)
+    new_size, new_stride = _view_geometry(g.size, g.stride, tuple(shape))
+    return Geometry(new_size, new_stride, g.offset)
+
+
+# Cached: a program views tensors of a few geometries over and over; errors are not cached.
+@lru_cache(maxsize=4096)
+def _view_geometry(size: Shape, stride: Shape, shape: Shape) -> tuple[Shape, Shape]:
+    new_size = infer_size(shape, numel(size))
+    new_stride = view_strides(size, stride, new_size)
     if new_stride is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
-    return Geometry(new_size, new_stride, g.offset)
+    return new_size, new_stride
 
 
 def movedim(g: Geometry, source: Sequence[int], destination: Sequence[int]) -> Geometry:

@@ -151,6 +151,9 @@ class Plan:
     out_temporary: bool = False
     """On the CPU, `out` of another dtype is written through a temporary (torch's
     compute_types), so resizing it warns twice."""
+    targets: tuple[DType, ...] = ()
+    """Per input: the dtype its array reaches the kernel in (the common dtype; where's bool
+    condition stays bool)."""
 
 
 # --- errors --------------------------------------------------------------------------------
@@ -300,9 +303,15 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         # empty_like(self), which keeps a dense self's exact strides (size-1 dims included).
         out_stride = geometry.dense_strides_like(shape, first._stride)
         order = _order_of(shape, out_stride)
+    # where's bool condition reaches the kernel as bool; every other input in the common dtype.
+    targets = tuple(
+        bool_ if i == 0 and iter_config.bool_condition and isinstance(v, TensorImpl)
+        and v._dtype is bool_ else common
+        for i, v in enumerate(inputs)
+    )
     direct = tuple(
-        isinstance(v, TensorImpl) and v._dtype is common and v._storage.backend is backend
-        for v in inputs
+        isinstance(v, TensorImpl) and v._dtype is target and v._storage.backend is backend
+        for v, target in zip(inputs, targets, strict=True)
     )
     simple = (
         all(direct) and order is None and output_dtype is kernel_dtype and backend is not None
@@ -313,7 +322,7 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
     )
     return Plan(
         shape, common, kernel_dtype, output_dtype, dev, backend, order, out_stride, resize,
-        direct, simple, out_temporary,
+        direct, simple, out_temporary, targets,
     )
 
 
@@ -584,10 +593,9 @@ def run(
             return out
         return tensor_over(None, p.shape, p.out_stride, p.output_dtype, p.device, None)
     xp = backend.xp
-    common = p.common_dtype
     arrays = [
-        array_of(v) if direct else operand_array(v, common, backend)  # type: ignore[arg-type]  # direct inputs are tensors
-        for v, direct in zip(inputs, p.direct, strict=True)
+        array_of(v) if direct else operand_array(v, target, backend)  # type: ignore[arg-type]  # direct inputs are tensors
+        for v, direct, target in zip(inputs, p.direct, p.targets, strict=True)
     ]
     order = p.order
     shape = p.shape
