@@ -98,6 +98,10 @@ def _check(fn: Callable[[Any], Any]) -> None:
         )
         return
     if actual_error is not None:
+        if "backend has no '" in str(actual_error):
+            # A backend without the function (array_api_strict has no complex constructor
+            # and no frexp) refuses by name; see refimpl.core.backend.EXTENSION_NAMES.
+            pytest.xfail(str(actual_error).partition(" (")[0])
         raise actual_error
     _same(expected, actual)
 
