@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from refimpl._base.spec import api_signatures
+from refimpl._base.spec import ApiSignature, ParameterKind, api_signatures
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.binding import NoMatchingSchema
 from refimpl.dispatch.overloads import OpOverloadPacket, namespace
@@ -82,32 +82,79 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
+# torch's Python type names in argument-parser messages, from the stubs' annotations
+# (torch: python_arg_parser.cpp, FunctionParameter::type_name).
+_TYPE_NAMES: Final[dict[str, str]] = {
+    "Tensor": "Tensor", "_int": "int", "SymInt": "int", "_float": "float", "_bool": "bool",
+    "Number": "Number", "_complex": "complex", "_size": "tuple of ints", "_dtype": "torch.dtype",
+    "str": "str", "Device": "torch.device", "_layout": "torch.layout",
+    "memory_format": "torch.memory_format", "Generator": "torch.Generator",
+}
+_FITS: Final[dict[str, tuple[type, ...]]] = {
+    "Tensor": (TensorImpl,), "int": (int,), "float": (int, float), "bool": (bool,),
+    "Number": (bool, int, float, complex), "complex": (bool, int, float, complex),
+    "str": (str,), "tuple of ints": (tuple, list),
+}
+
+
+def _expected(annotation: str | None) -> str | None:
+    if annotation is None:
+        return None
+    first = annotation.split("|")[0].strip()
+    return _TYPE_NAMES.get(first)
+
+
+def _signature_text(signature: ApiSignature) -> str:
+    # torch: FunctionSignature::toString ("(Tensor input, *, Number alpha = 1)").
+    parts: list[str] = []
+    star = False
+    for p in signature.parameters:
+        if p.name == "self" and p.annotation is None:
+            continue
+        if p.kind is ParameterKind.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        text = f"{_expected(p.annotation) or p.annotation or ''} {p.name}".strip()
+        parts.append(text if p.default is None else f"{text} = {p.default}")
+    return "(" + ", ".join(parts) + ")"
+
+
 def invalid_arguments(
     binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> TypeError:
-    """Torch's TypeError for arguments that match no signature.
+    """Torch's TypeError for arguments that match none of its Python signatures.
 
-    Torch: PythonArgParser::print_error in python_arg_parser.cpp ("add() received an invalid
-    combination of arguments - got (str, int), but expected one of: ...").
+    Torch: PythonArgParser::raw_parse / print_error in python_arg_parser.cpp: with one
+    signature, the first argument of the wrong type ("transpose(): argument 'dim0'
+    (position 1) must be int, not float"); with several, "add() received an invalid
+    combination of arguments - got (str, int), but expected one of:" and each signature.
     """
     api_name = binding.name
     signatures = api_signatures(binding.namespace, api_name)
+    shown = args[1:] if binding.namespace == "Tensor" else args
+    if len(signatures) == 1:
+        params = [
+            p for p in signatures[0].parameters if not (p.name == "self" and p.annotation is None)
+        ]
+        positional = [p for p in params if p.kind is not ParameterKind.KEYWORD_ONLY]
+        for position, (param, value) in enumerate(zip(positional, shown), start=1):
+            expected = _expected(param.annotation)
+            fits = _FITS.get(expected or "")
+            if fits is not None and not isinstance(value, fits):
+                return TypeError(
+                    f"{api_name}(): argument '{param.name}' (position {position}) must be "
+                    f"{expected}, not {_type_name(value)}"
+                )
     got = ", ".join(
-        [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+        [_type_name(a) for a in shown] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     )
     header = (
         f"{api_name}() received an invalid combination of arguments - got ({got}), but "
         "expected one of:"
     )
     lines = [header]
-    for signature in signatures:
-        params = ", ".join(
-            p.name if p.default is None else f"{p.name} = {p.default}"
-            for p in signature.parameters
-            if p.name != "self"
-        )
-        lines.append(f" * ({params})")
-    return TypeError("\n".join(lines))
+    lines.extend(f" * {_signature_text(signature)}" for signature in signatures)
+    return TypeError("\n".join(lines) + "\n")
 
 
 def torch_function(

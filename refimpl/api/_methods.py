@@ -156,6 +156,23 @@ class TensorMethods:
     max = method("max")
     min = method("min")
 
+    # The view and fill methods torch binds by its argument parser, so wrong argument types
+    # are TypeErrors (`x.transpose(0.5, 1)`), as every method here.
+    transpose = method("transpose")
+    swapaxes = method("swapaxes")
+    t = method("t")
+    unsqueeze = method("unsqueeze")
+    squeeze = method("squeeze")
+    select = method("select")
+    narrow = method("narrow")
+    diagonal = method("diagonal")
+    unfold = method("unfold")
+    movedim = method("movedim")
+    moveaxis = method("moveaxis")
+    copy_ = method("copy_")
+    fill_ = method("fill_")
+    zero_ = method("zero_")
+
     # --- methods whose arguments reach aten in another order ---
 
     def polygamma(self, n: int) -> Any:

@@ -107,7 +107,8 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
                 "tensor.mT is only supported on matrices or batches of matrices. Got "
                 f"{self.dim()}-D tensor."
             )
-        return self.transpose(-2, -1)
+        out: Tensor = aten.transpose.int(self, -2, -1)
+        return out
 
     # --- Python protocol -----------------------------------------------------------------
 
@@ -259,17 +260,6 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
         out: Tensor = aten.flatten.using_ints(self, start_dim, end_dim)
         return out
 
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
-        out: Tensor = aten.transpose.int(self, dim0, dim1)
-        return out
-
-    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
-        return self.transpose(axis0, axis1)
-
-    def t(self) -> Tensor:
-        out: Tensor = aten.t.default(self)
-        return out
-
     def permute(self, *dims: Any) -> Tensor:
         if not dims:
             # torch's argument parser: `dims` is required (use permute(()) for a 0-dim tensor).
@@ -283,48 +273,6 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(other._size)
-
-    def unsqueeze(self, dim: int) -> Tensor:
-        out: Tensor = aten.unsqueeze.default(self, dim)
-        return out
-
-    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
-        out: Tensor
-        if dim is None:
-            out = aten.squeeze.default(self)
-        elif isinstance(dim, int):
-            out = aten.squeeze.dim(self, dim)
-        else:
-            out = aten.squeeze.dims(self, list(dim))
-        return out
-
-    def select(self, dim: int, index: int) -> Tensor:
-        out: Tensor = aten.select.int(self, dim, index)
-        return out
-
-    def narrow(self, dim: int, start: int, length: int) -> Tensor:
-        out: Tensor = aten.narrow.default(self, dim, start, length)
-        return out
-
-    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-        out: Tensor = aten.diagonal.default(self, offset, dim1, dim2)
-        return out
-
-    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
-        out: Tensor = aten.unfold.default(self, dimension, size, step)
-        return out
-
-    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
-        out: Tensor
-        if isinstance(source, int) and isinstance(destination, int):
-            out = aten.movedim.int(self, source, destination)
-        else:
-            src = [source] if isinstance(source, int) else list(source)
-            dst = [destination] if isinstance(destination, int) else list(destination)
-            out = aten.movedim.intlist(self, src, dst)
-        return out
-
-    moveaxis = movedim
 
     def as_strided(
         self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
@@ -361,20 +309,6 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
     def clone(self, *, memory_format: object = None) -> Tensor:
         out: Tensor = aten.clone.default(self, memory_format=memory_format)
         return out
-
-    def copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor:
-        aten.copy_.default(self, src, non_blocking)
-        return self
-
-    def fill_(self, value: Any) -> Tensor:
-        if isinstance(value, TensorImpl):
-            aten.fill_.Tensor(self, value)
-        else:
-            aten.fill_.Scalar(self, value)
-        return self
-
-    def zero_(self) -> Tensor:
-        return self.fill_(0)
 
     def item(self) -> Any:
         """The value of a one-element tensor as a Python number. Torch: Tensor.item."""
