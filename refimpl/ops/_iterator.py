@@ -147,7 +147,7 @@ class Plan:
     """Per input: a tensor whose array the kernel takes as it is (the common dtype, on the
     plan's backend), so `run` skips the conversion."""
     simple: bool = False
-    """Every input is direct, the result is row-major and needs no cast: `run_simple`."""
+    """The result is row-major and needs no cast, and nothing is written: `run_simple`."""
     out_temporary: bool = False
     """On the CPU, `out` of another dtype is written through a temporary (torch's
     compute_types), so resizing it warns twice."""
@@ -313,9 +313,7 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         isinstance(v, TensorImpl) and v._dtype is target and v._storage.backend is backend
         for v, target in zip(inputs, targets, strict=True)
     )
-    simple = (
-        all(direct) and order is None and output_dtype is kernel_dtype and backend is not None
-    )
+    simple = order is None and output_dtype is kernel_dtype and backend is not None
     out_temporary = (
         out is not None and dev.type == "cpu" and _casts_output(iter_config, common, out)
         and not _complex_into_real(iter_config, inputs, out)
@@ -565,7 +563,26 @@ def operand_array(value: Operand, dtype: DType, backend: Backend) -> Array:
         if value._dtype is not dtype:
             array = data.cast_array(xp, array, value._dtype, dtype, backend)
         return array
-    return xp.asarray(cast_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
+    return scalar_array(value, dtype, backend)
+
+
+# 0-d arrays of the Python numbers ops meet (`x * 2`), by exact value: a float by its hex
+# form (so -0.0 and 0.0 differ), a complex by its repr. Kernels never write their inputs.
+_SCALAR_ARRAYS: dict[tuple[object, ...], Array] = {}
+
+
+def scalar_array(value: bool | complex, dtype: DType, backend: Backend) -> Array:
+    """A wrapped number as a 0-d array of `dtype`, cast as torch casts it (cached)."""
+    kind = type(value)
+    exact: object = value.hex() if kind is float else (repr(value) if kind is complex else value)  # type: ignore[union-attr]  # a float has hex
+    key = (kind, exact, dtype, backend)
+    found = _SCALAR_ARRAYS.get(key)
+    if found is None:
+        found = backend.xp.asarray(cast_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
+        if len(_SCALAR_ARRAYS) > 1024:
+            _SCALAR_ARRAYS.clear()
+        _SCALAR_ARRAYS[key] = found
+    return found
 
 
 def run(
@@ -622,11 +639,18 @@ def run(
 
 
 def run_simple(p: Plan, kernel: Kernel, inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
-    """`run` for a simple plan without `out` (see Plan.simple): the arrays as they are, the
-    kernel's row-major result as the new tensor's storage."""
+    """`run` for a simple plan without `out` (see Plan.simple): the kernel's row-major
+    result is the new tensor's storage."""
     backend = p.backend
     assert backend is not None  # simple plans have data
-    result = kernel(backend.xp, *[array_of(v) for v in inputs], **extra)
+    result = kernel(
+        backend.xp,
+        *[
+            array_of(v) if direct else operand_array(v, target, backend)
+            for v, direct, target in zip(inputs, p.direct, p.targets, strict=True)
+        ],
+        **extra,
+    )
     if result.shape != p.shape:
         result = backend.xp.broadcast_to(result, p.shape)
     return tensor_over(result, p.shape, p.out_stride, p.output_dtype, p.device, backend)

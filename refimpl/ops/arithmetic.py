@@ -254,16 +254,18 @@ div_mode = pointwise(
 )
 
 
-def div_mode_compute_bool(
-    xp: ArrayNamespace, self: Array, other: Array, *, rounding_mode: str | None
-) -> Array:
-    # torch: bool operands of trunc/floor division compute as integers (and the divisor
-    # False divides by zero).
-    ints = xp.astype(self, xp.int8), xp.astype(other, xp.int8)
-    return xp.astype(div_mode_compute(xp, *ints, rounding_mode=rounding_mode), xp.bool)
+@div_mode.check
+def div_mode_check(p: Plan, *, rounding_mode: str | None) -> None:
+    """Torch: div_trunc_kernel and div_floor_kernel dispatch over integral and floating types
+    only, so bool and complex fail in the kernel (not on meta tensors)."""
+    if rounding_mode is None or p.backend is None:
+        return
+    dtype = p.common_dtype
+    if dtype is bool_ or dtype.is_complex:
+        raise NotImplementedError(
+            f'"div_{rounding_mode}_cpu" not implemented for \'{dtype.scalar_name}\''
+        )
 
-
-div_mode.compute(dtypes=(bool_,))(div_mode_compute_bool)
 
 @div_mode.compute
 def div_mode_compute(
