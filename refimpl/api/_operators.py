@@ -41,6 +41,18 @@ def operand(value: object) -> Any:
     return None
 
 
+def descriptor_mismatch(name: str, value: object) -> TypeError:
+    """The error of a TensorBase method called unbound on a non-tensor (`Tensor.__radd__(2, t)`).
+
+    Torch: the method is a C method descriptor of torch._C.TensorBase; CPython checks its
+    first argument before the binding runs.
+    """
+    return TypeError(
+        f"descriptor '{name}' for 'torch._C.TensorBase' objects doesn't apply to a "
+        f"'{type(value).__name__}' object"
+    )
+
+
 class TensorOperators:
     """The number protocol of refimpl.Tensor. Torch: TensorBase's operators."""
 
@@ -53,7 +65,11 @@ class TensorOperators:
         value = operand(other)
         return NotImplemented if value is None else aten.add.Tensor(self, value)
 
-    __radd__ = __add__
+    def __radd__(self, other: object) -> Any:
+        if not isinstance(self, TensorImpl):  # only through the unbound Tensor.__radd__
+            raise descriptor_mismatch("__radd__", self)
+        value = operand(other)
+        return NotImplemented if value is None else aten.add.Tensor(self, value)
 
     def __iadd__(self, other: object) -> Any:
         value = operand(other)
@@ -79,7 +95,11 @@ class TensorOperators:
         value = operand(other)
         return NotImplemented if value is None else aten.mul.Tensor(self, value)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other: object) -> Any:
+        if not isinstance(self, TensorImpl):  # only through the unbound Tensor.__rmul__
+            raise descriptor_mismatch("__rmul__", self)
+        value = operand(other)
+        return NotImplemented if value is None else aten.mul.Tensor(self, value)
 
     def __imul__(self, other: object) -> Any:
         value = operand(other)

@@ -279,6 +279,118 @@ def special_xlog1py_compute(xp: ArrayNamespace, self: Array, other: Array) -> Ar
     return xp.where(xp.isnan(other), other, values)
 
 
+# torch: zeta in native/Math.h is Cephes' Hurwitz zeta: a direct sum of q**-x up to a term
+# below MACHEP (at least nine terms, and on until the base passes 9), then Euler-Maclaurin
+# with the Bernoulli-number divisors below, stopping once a term falls under MACHEP.
+_ZETA_MACHEP: Final = 1.11022302462515654042e-16
+_ZETA_DIVISORS: Final = (
+    12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+    -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+    1.8152105401943546773e17, -7.1661652561756670113e18,
+)  # (2k)! / B_2k for k = 1 .. 12
+_ZETA_BLOCK_ELEMENTS: Final = 1 << 18  # the terms computed at once in the direct sum
+
+
+def _pick(xp: ArrayNamespace, mask: Array, values: Array) -> Array:
+    """The one value of each row of `values` where `mask` (one True per row, or none: 0)."""
+    return xp.sum(xp.where(mask, values, xp.zeros_like(values)), axis=-1)
+
+
+def _zeta_block(
+    xp: ArrayNamespace, x: Array, base: Array, total: Array, count: int, width: int
+) -> tuple[Array, Array, Array, Array]:
+    """`width` more steps of the direct sum on 1-d rows that all step now; returns the
+    (total, base, term, converged) each row has where it stops."""
+    dtype = x.dtype
+    machep, nine = xp.asarray(_ZETA_MACHEP, dtype=dtype), xp.asarray(9.0, dtype=dtype)
+    bases = base[:, None] + xp.arange(1, width + 1, dtype=dtype)
+    position = xp.arange(width)
+    # The loop's condition before each step (it only ever turns false: a prefix of steps).
+    valid = (position + count < 9) | (bases - xp.asarray(1.0, dtype=dtype) <= nine)
+    terms = xp.where(valid, xp.pow(bases, -x[:, None]), xp.zeros_like(bases))
+    running = xp.cumulative_sum(xp.concat([total[:, None], terms], axis=-1), axis=-1)[:, 1:]
+    converged = valid & (-machep * running < terms) & (terms < machep * running)
+    # Each row stops at its first converged term, else at its last valid one.
+    first = xp.min(xp.where(converged, position, xp.asarray(width)), axis=-1)
+    last = xp.sum(xp.astype(valid, xp.int64), axis=-1) - 1
+    at_stop = position == xp.where(first < width, first, last)[:, None]
+    return (
+        _pick(xp, at_stop, running), _pick(xp, at_stop, bases), _pick(xp, at_stop, terms),
+        xp.any(converged, axis=-1),
+    )
+
+
+def _zeta_direct_sum(xp: ArrayNamespace, x: Array, q: Array) -> tuple[Array, ...]:
+    """Cephes' first phase: total = q**-x, then `base += 1; term = base**-x; total += term`
+    while fewer than nine terms were added or base <= 9, stopping where the term falls below
+    MACHEP relative to the total. Returns (total, base, term, converged), in x's shape.
+
+    Torch adds one term per step; a negative q takes about -q steps, so the steps here run
+    in blocks over the elements still stepping: the terms of a block at once, their running
+    totals (a cumulative sum: the same sequential additions, so the same roundings) and the
+    stop at the first converged term.
+    """
+    shape, dtype = x.shape, x.dtype
+    nine = xp.asarray(9.0, dtype=dtype)
+    x, q = xp.reshape(x, (-1,)), xp.reshape(q, (-1,))
+    total, base, term = xp.pow(q, -x), q, xp.zeros_like(q)
+    done = xp.zeros(x.shape, dtype=xp.bool)
+    count = 0  # the steps every element still stepping has taken
+    while True:
+        stepping = ~done & ((count < 9) | (base <= nine))
+        rows = xp.nonzero(stepping)[0]
+        if rows.shape[0] == 0:
+            break
+        sub_base = xp.take(base, rows)
+        owed = xp.where(sub_base <= nine, xp.floor(nine - sub_base) + 1, xp.zeros_like(sub_base))
+        width = max(9 - count, int(xp.max(owed)), 1)
+        width = min(width, max(16, _ZETA_BLOCK_ELEMENTS // rows.shape[0]))
+        stepped = _zeta_block(xp, xp.take(x, rows), sub_base, xp.take(total, rows), count, width)
+        # Back to every element: row i of the block is the i-th stepping element.
+        slot = xp.maximum(xp.cumulative_sum(xp.astype(stepping, xp.int64)) - 1, xp.asarray(0))
+        total, base, term = (
+            xp.where(stepping, xp.take(new, slot), old)
+            for new, old in zip(stepped[:3], (total, base, term), strict=True)
+        )
+        done = done | (stepping & xp.take(stepped[3], slot))
+        count += width
+    return tuple(xp.reshape(array, shape) for array in (total, base, term, done))
+
+
+def hurwitz_zeta(xp: ArrayNamespace, x: Array, q: Array) -> Array:
+    """zeta(x, q) = sum over k >= 0 of (k + q) ** -x, elementwise on broadcast float arrays.
+
+    Torch: zeta in native/Math.h: inf at x == 1 and at non-positive integer q (-inf
+    included), nan for x < 1 and for q < 0 with non-integer x; nan at q == +inf.
+    """
+    dtype = x.dtype
+
+    def const(value: float) -> Array:
+        return xp.asarray(value, dtype=dtype)
+
+    one, machep = const(1.0), const(_ZETA_MACHEP)
+    pole = (x == one) | ((q <= 0) & (q == xp.floor(q)))
+    invalid = (x < one) | ((q < 0) & (x != xp.floor(x)) & ~pole)
+    # Elements answered by a special case run the sum on harmless stand-ins.
+    x_run = xp.where(pole | invalid, const(2.0), x)
+    q_run = xp.where(pole | invalid, one, q)
+    total, base, term, done = _zeta_direct_sum(xp, x_run, q_run)
+    last_base = base
+    total = xp.where(done, total, total + term * last_base / (x_run - one) - const(0.5) * term)
+    factor, k = one, 0.0
+    for divisor in _ZETA_DIVISORS:
+        factor = factor * (x_run + const(k))
+        term = term / last_base
+        addend = factor * term / const(divisor)
+        total = xp.where(done, total, total + addend)
+        done = done | (xp.abs(addend / total) < machep)
+        factor = factor * (x_run + const(k + 1.0))
+        term = term / last_base
+        k += 2.0
+    total = xp.where(pole, const(math.inf), total)
+    return xp.where(invalid, const(math.nan), total)
+
+
 special_zeta: Final = pointwise(
     "special_zeta(Tensor self, Tensor other) -> Tensor",
     Builder.BINARY_FLOAT_OP,
@@ -294,10 +406,9 @@ special_zeta: Final = pointwise(
 def special_zeta_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     """The Hurwitz zeta function zeta(x, q). Torch: zeta in native/Math.h (Cephes)."""
     self, other = xp.broadcast_arrays(self, other)
-    values = _backend_function(xp, "zeta", self, other)
-    # torch's Cephes loop gives nan for q = +inf (inf * 0 in its Euler-Maclaurin terms);
-    # SciPy answers the limit 0.
-    return xp.where((other == math.inf) & (self > 1), xp.full_like(values, math.nan), values)
+    # torch: zeta computes in acc_type, double on CPU for float32.
+    wide = hurwitz_zeta(xp, xp.astype(self, xp.float64), xp.astype(other, xp.float64))
+    return xp.astype(wide, self.dtype)
 
 
 # --- aliases torch decomposes (CompositeImplicitAutograd) -------------------------------

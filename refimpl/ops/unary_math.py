@@ -22,6 +22,7 @@ from refimpl.dispatch.overloads import namespace
 from refimpl.ops._iterator import Builder, IterConfig, Plan
 from refimpl.ops._pointwise import PointwiseOp, pointwise
 from refimpl.ops._register import defop
+from refimpl.ops.special import hurwitz_zeta
 
 aten: Final = namespace("aten")
 
@@ -182,9 +183,9 @@ def logit_compute(xp: ArrayNamespace, self: Array, eps: float | None) -> Array:
 logit.compute(in_float32(logit_compute), dtypes=(float16,))
 
 
-# --- erf, erfc, erfinv, lgamma, digamma, i0 ---------------------------------------------------
+# --- erf, erfc, erfinv, lgamma, i0 -------------------------------------------------------
 # torch: the kernels of UnaryOpsKernel.cpp and UnarySpecialOpsKernel.cpp (calc_erfinv,
-# calc_digamma, calc_i0 in Math.h); the backend's special-function library stands in for them.
+# calc_i0 in Math.h); the backend's special-function library stands in for them.
 
 erf = unary_float("erf", special("erf"), composed=True)
 erfc = unary_float("erfc", special("erfc"), composed=True)
@@ -199,11 +200,89 @@ def lgamma_kernel(xp: ArrayNamespace, self: Array) -> Array:
 
 
 lgamma = unary_float("lgamma", lgamma_kernel, composed=True)
-digamma = unary_float("digamma", special("digamma"), composed=True)
 i0 = unary_float("i0", special("i0"), composed=True)
 
 
-# --- polygamma ---------------------------------------------------------------------------------
+# --- digamma, polygamma ------------------------------------------------------------------------
+# torch: calc_digamma and calc_trigamma in native/Math.h, computed in the input's own float
+# type (float32 in float32), and zeta (special.py's hurwitz_zeta) for n >= 2. SciPy's psi and
+# polygamma differ at the poles (torch: ±inf at ±0, nan at negative integers for digamma; the
+# rounding residue of sin(pi x) for trigamma; ±inf from zeta above) and in float32 rounding.
+
+# The asymptotic series of digamma: B_2k / 2k for k = 7 .. 1, highest power of 1/x**2 first.
+_DIGAMMA_SERIES: Final = (
+    1 / 12, -691 / 32760, 1 / 132, -1 / 240, 1 / 252, -1 / 120, 1 / 12,
+)
+_DIGAMMA_10: Final = 2.25175258906672110764  # digamma(10), used exactly at 10
+_DIGAMMA_SERIES_LIMIT: Final = 1.0e17  # from here on, log(x) - 1/2x alone
+
+
+def _digamma_positive(xp: ArrayNamespace, x: Array) -> Array:
+    """digamma for x > 0 (or nan/inf): recurrence up to 10, then the asymptotic series."""
+
+    def const(value: float) -> Array:
+        return xp.asarray(value, dtype=x.dtype)
+
+    one, ten = const(1.0), const(10.0)
+    result = xp.zeros_like(x)
+    for _ in range(10):  # digamma(x) = digamma(x + 1) - 1/x until x reaches 10
+        below = x < ten
+        result = xp.where(below, result - one / xp.where(below, x, one), result)
+        x = xp.where(below, x + one, x)
+    inverse_square = one / (x * x)
+    series = const(_DIGAMMA_SERIES[0])
+    for coefficient in _DIGAMMA_SERIES[1:]:
+        series = series * inverse_square + const(coefficient)
+    series = xp.where(x < const(_DIGAMMA_SERIES_LIMIT), inverse_square * series, const(0.0))
+    asymptotic = result + xp.log(x) - const(0.5) / x - series
+    return xp.where(x == ten, result + const(_DIGAMMA_10), asymptotic)
+
+
+def digamma_kernel(xp: ArrayNamespace, self: Array) -> Array:
+    """The logarithmic derivative of Gamma. Torch: calc_digamma in native/Math.h: for x < 0
+    the reflection digamma(1 - x) - pi / tan(pi r), r the fractional part of x (that term in
+    double); nan at the negative integers and -inf, -inf at +0 and +inf at -0."""
+
+    def const(value: float) -> Array:
+        return xp.asarray(value, dtype=self.dtype)
+
+    negative = self < 0
+    positive_part = _digamma_positive(xp, xp.where(negative, const(1.0) - self, self))
+    fraction = self - xp.trunc(self)
+    # torch: the float version too takes pi / tan(pi r) in double and rounds it once.
+    wide = xp.astype(fraction, xp.float64)
+    cotangent = xp.asarray(math.pi, dtype=xp.float64) / xp.tan(math.pi * wide)
+    reflected = positive_part - xp.astype(cotangent, self.dtype)
+    result = xp.where(negative, reflected, positive_part)
+    result = xp.where(negative & (fraction == 0), const(math.nan), result)
+    signed_infinity = xp.where(xp.signbit(self), const(math.inf), const(-math.inf))
+    return xp.where(self == 0, signed_infinity, result)
+
+
+digamma = unary_float("digamma", digamma_kernel, composed=True)
+
+
+def trigamma_kernel(xp: ArrayNamespace, self: Array) -> Array:
+    """The derivative of digamma. Torch: calc_trigamma in native/Math.h: for x < 1/2 the
+    reflection pi**2 / sin(pi x)**2 - trigamma(1 - x), six steps of the recurrence, then
+    the asymptotic series (1 + 1/2x + 1/6x**2 - 1/30x**4 + 1/42x**6) / x."""
+
+    def const(value: float) -> Array:
+        return xp.asarray(value, dtype=self.dtype)
+
+    one, pi = const(1.0), const(math.pi)
+    reflect = self < const(0.5)
+    sine = xp.sin(pi * self)
+    result = xp.where(reflect, -(pi * pi) / (sine * sine), const(0.0))
+    x = xp.where(reflect, one - self, self)
+    for _ in range(6):
+        result = result + one / (x * x)
+        x = x + one
+    inverse_square = one / (x * x)
+    tail = const(1 / 6) - inverse_square * (const(1 / 30) - inverse_square * const(1 / 42))
+    result = result + (one + one / (const(2.0) * x) + inverse_square * tail) / x
+    return xp.where(reflect, -result, result)
+
 
 polygamma = pointwise("polygamma(int n, Tensor self) -> Tensor", Builder.UNARY_FLOAT_OP)
 
@@ -217,12 +296,17 @@ def polygamma_precheck(self: TensorImpl, *, n: int) -> None:
 
 @polygamma.compute
 def polygamma_compute(xp: ArrayNamespace, self: Array, *, n: int) -> Array:
-    """The n-th derivative of digamma. Torch: polygamma_kernel (digamma for n = 0,
-    trigamma for n = 1, (-1)**(n+1) n! zeta(n + 1, x) above)."""
+    """The n-th derivative of digamma. Torch: polygamma_kernel: digamma for n = 0,
+    trigamma for n = 1, (-1)**(n+1) n! zeta(n + 1, x) above."""
     if n == 0:
-        return special("digamma")(xp, self)
-    order = xp.asarray(n, dtype=self.dtype)
-    return xp.astype(extension(xp, "polygamma")(order, self), self.dtype, copy=False)
+        return digamma_kernel(xp, self)
+    if n == 1:
+        return trigamma_kernel(xp, self)
+    # torch: the factor and zeta in double (zeta's acc_type on CPU), rounded once.
+    wide = xp.astype(self, xp.float64)
+    signed_factorial = (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1))
+    values = signed_factorial * hurwitz_zeta(xp, xp.full_like(wide, float(n + 1)), wide)
+    return xp.astype(values, self.dtype)
 
 
 polygamma.compute(in_float32(polygamma_compute), dtypes=(float16,))
