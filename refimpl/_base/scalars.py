@@ -163,24 +163,11 @@ def cast_scalar(value: Scalar, dtype: DType) -> Scalar:
         low, high = integral_range(dtype)
         as_int = int(value.real) if isinstance(value, complex) else int(value)
         return (as_int - low) % (high - low + 1) + low
-    if category is Category.FLOATING and isinstance(value, int | float):
-        # The common case (a Python float or int into float32 or float64): the value itself,
-        # which the array library rounds to the dtype as a C cast does, when in range.
-        limit = _FAST_FLOAT_LIMIT.get(dtype.name)
-        if limit is not None and -limit <= value <= limit:
-            return float(value)
     as_complex = complex(value)
     if category is Category.FLOATING:
         return _round_part(as_complex.real, dtype)
     return complex(_round_part(as_complex.real, dtype), _round_part(as_complex.imag, dtype))
 
-
-# The finite range within which a float converts to these dtypes without overflow, so that
-# rounding can be left to the array library (float32's max: larger values may still round
-# down to it, which the exact path below handles).
-_FAST_FLOAT_LIMIT: Final[dict[str, float]] = {
-    "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308,
-}
 
 
 # Note [Fill overflow checks]
