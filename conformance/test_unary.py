@@ -102,6 +102,9 @@ def check(fn: Callable[[Any], Any], loose: bool = False) -> None:
         assert (type(refimpl_error), str(refimpl_error)) == (type(torch_error), str(torch_error))
         return
     if refimpl_error is not None:
+        if isinstance(refimpl_error, TypeError) and "has no dtype" in str(refimpl_error):
+            # A backend that does not store the dtype (array_api_strict: float16) says so.
+            pytest.skip(str(refimpl_error).partition(";")[0])
         if "backend has no '" in str(refimpl_error):
             # A backend without the special function (array_api_strict) refuses by name;
             # see refimpl.core.backend.EXTENSION_NAMES.
