@@ -10,7 +10,6 @@ ops) are one line each below.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -18,14 +17,9 @@ import pytest
 import torch
 
 import refimpl
+from conformance._oracle import STORED_DTYPES, outcome
 
-_CPU_DTYPES = {d.name for d in refimpl.config.backends.resolve("cpu").array_dtypes}
-DTYPES = [
-    name for name in (
-        "bool", "uint8", "int8", "int16", "int32", "int64",
-        "float16", "float32", "float64", "complex64", "complex128",
-    ) if name in _CPU_DTYPES
-]
+DTYPES = STORED_DTYPES
 _INF, _NAN = math.inf, math.nan
 
 # Sample values per dtype kind: (self, other), 8 elements each, shaped (2, 4).
@@ -55,15 +49,6 @@ def _tensor(lib: Any, values: list[Any], dtype: str, shape: tuple[int, ...] = (2
     return lib.tensor(values, dtype=getattr(lib, dtype)).reshape(shape)
 
 
-def _outcome(fn: Callable[[Any], Any], lib: Any) -> tuple[Any, BaseException | None]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn(lib), None
-    except Exception as error:  # noqa: BLE001 - the error is the outcome compared
-        return None, error
-
-
 def _same(expected: Any, actual: Any) -> None:
     if isinstance(expected, bool | int | float | str):
         assert actual == expected and type(actual) is type(expected)
@@ -81,8 +66,8 @@ def _same(expected: Any, actual: Any) -> None:
 
 def check(fn: Callable[[Any], Any]) -> None:
     """Run `fn(lib)` with torch and refimpl and compare the outcomes."""
-    expected, torch_error = _outcome(fn, torch)
-    actual, refimpl_error = _outcome(fn, refimpl)
+    expected, torch_error = outcome(fn, torch)
+    actual, refimpl_error = outcome(fn, refimpl)
     if torch_error is not None:
         assert refimpl_error is not None, f"torch raised {torch_error!r}; refimpl gave {actual}"
         assert (type(refimpl_error), str(refimpl_error)) == (type(torch_error), str(torch_error))
@@ -115,7 +100,7 @@ def test_op_dtype(name: str, dtype: str) -> None:
     a, b = _VALUES[_kind(dtype)]
     extension = _EXTENSION_OPS.get(name)
     if extension is not None and dtype.startswith("float"):
-        _, error = _outcome(lambda lib: getattr(lib, name)(_tensor(lib, a, dtype), _tensor(lib, b, dtype)), refimpl)
+        _, error = outcome(lambda lib: getattr(lib, name)(_tensor(lib, a, dtype), _tensor(lib, b, dtype)), refimpl)
         if error is not None and f"has no '{extension}'" in str(error):
             pytest.xfail(f"the backend has no {extension!r} extension")
     check(lambda lib: getattr(lib, name)(_tensor(lib, a, dtype), _tensor(lib, b, dtype)))
@@ -245,7 +230,7 @@ CASES: dict[str, Callable[[Any], Any]] = {
 
 @pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
 def test_case(case: str) -> None:
-    if "float16" in case and "float16" not in _CPU_DTYPES:
+    if "float16" in case and "float16" not in STORED_DTYPES:
         pytest.skip("the backend has no float16")
     check(CASES[case])
 

@@ -10,7 +10,6 @@ method, in-place and out= forms.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -18,14 +17,9 @@ import pytest
 import torch
 
 import refimpl
+from conformance._oracle import STORED_DTYPES, outcome
 
-_CPU_DTYPES = {d.name for d in refimpl.config.backends.resolve("cpu").array_dtypes}
-DTYPES = [
-    name for name in (
-        "bool", "uint8", "int8", "int16", "int32", "int64",
-        "float16", "float32", "float64", "complex64", "complex128",
-    ) if name in _CPU_DTYPES
-]
+DTYPES = STORED_DTYPES
 _INF, _NAN = math.inf, math.nan
 _VALUES: dict[str, list[Any]] = {
     "bool": [True, False, True, False, True, True, False, False],
@@ -63,15 +57,6 @@ def _mask(lib: Any) -> Any:
     return lib.tensor(_MASK).reshape(2, 4)
 
 
-def _outcome(fn: Callable[[Any], Any], lib: Any) -> tuple[Any, BaseException | None]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn(lib), None
-    except Exception as error:  # noqa: BLE001 - the error is the outcome compared
-        return None, error
-
-
 def _same(expected: Any, actual: Any) -> None:
     if isinstance(expected, bool | int | float):
         assert actual == expected and type(actual) is type(expected)
@@ -89,8 +74,8 @@ def _same(expected: Any, actual: Any) -> None:
 
 
 def _check(fn: Callable[[Any], Any]) -> None:
-    expected, expected_error = _outcome(fn, torch)
-    actual, actual_error = _outcome(fn, refimpl)
+    expected, expected_error = outcome(fn, torch)
+    actual, actual_error = outcome(fn, refimpl)
     if expected_error is not None:
         assert actual_error is not None, f"torch raised {expected_error!r}, refimpl did not"
         assert (type(actual_error), str(actual_error)) == (

@@ -10,7 +10,6 @@ raise refimpl's "backend has no" error instead: that is the expected failure the
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 import torch
 
 import refimpl
+from conformance._oracle import outcome
 
 _CPU = refimpl.config.backends.resolve("cpu")
 _CPU_DTYPES = {d.name for d in _CPU.array_dtypes}
@@ -48,15 +48,6 @@ def _t(lib: Any, dtype: str = "float64") -> Any:
     return lib.tensor(_VALUES[_kind(dtype)], dtype=getattr(lib, dtype)).reshape(4, 4).t()
 
 
-def _outcome(fn: Callable[[Any], Any], lib: Any) -> tuple[Any, BaseException | None]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn(lib), None
-    except Exception as error:  # noqa: BLE001 - the error is the outcome compared
-        return None, error
-
-
 def _same(expected: Any, actual: Any) -> None:
     assert repr(actual.dtype).removeprefix("refimpl.") == str(expected.dtype).removeprefix("torch.")
     assert tuple(actual.shape) == tuple(expected.shape)
@@ -68,8 +59,8 @@ def _same(expected: Any, actual: Any) -> None:
 
 def check(fn: Callable[[Any], Any], extension: str | None = None) -> None:
     """Run `fn` with torch and refimpl; the outcomes must match."""
-    expected, expected_error = _outcome(fn, torch)
-    actual, actual_error = _outcome(fn, refimpl)
+    expected, expected_error = outcome(fn, torch)
+    actual, actual_error = outcome(fn, refimpl)
     if extension is not None and extension not in _CPU.extensions and expected_error is None:
         assert isinstance(actual_error, NotImplementedError), actual_error
         assert f"has no '{extension}'" in str(actual_error)
@@ -231,7 +222,7 @@ ALIASES: dict[str, Callable[[Any], Any]] = {
 def test_alias(case: str) -> None:
     # The aliased ops belong to other modules; one without a kernel yet, or needing an
     # extension this backend lacks, is an expected failure, named in the reason.
-    _, error = _outcome(ALIASES[case], refimpl)
+    _, error = outcome(ALIASES[case], refimpl)
     if isinstance(error, NotImplementedError) and (
         "Could not run 'aten::" in str(error) or "backend has no" in str(error)
     ):

@@ -9,7 +9,6 @@ method, in-place and out= forms, strided inputs and the ops' own errors are one 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -17,14 +16,9 @@ import pytest
 import torch
 
 import refimpl
+from conformance._oracle import STORED_DTYPES, outcome
 
-_CPU_DTYPES = {d.name for d in refimpl.config.backends.resolve("cpu").array_dtypes}
-DTYPES = [
-    name for name in (
-        "bool", "uint8", "int8", "int16", "int32", "int64",
-        "float16", "float32", "float64", "complex64", "complex128",
-    ) if name in _CPU_DTYPES
-]
+DTYPES = STORED_DTYPES
 _INF, _NAN = math.inf, math.nan
 
 # Sample values per dtype kind, 8 elements each, shaped (2, 4); special values included.
@@ -58,15 +52,6 @@ def _t(lib: Any, dtype: str = "float32", values: dict[str, list[Any]] | None = N
     return lib.tensor(table[_kind(dtype)], dtype=getattr(lib, dtype)).reshape(shape)
 
 
-def _outcome(fn: Callable[[Any], Any], lib: Any) -> tuple[Any, BaseException | None]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn(lib), None
-    except Exception as error:  # noqa: BLE001 - the error is the outcome compared
-        return None, error
-
-
 # The special functions come from the backend's library (scipy.special for NumPy), which
 # computes float32 through float64: a few ulp from torch's float32 algorithms. (digamma and
 # polygamma follow torch's algorithms and compare at torch's default tolerances.)
@@ -95,8 +80,8 @@ def _same(expected: Any, actual: Any, loose: bool = False) -> None:
 
 def check(fn: Callable[[Any], Any], loose: bool = False) -> None:
     """Run `fn(lib)` with torch and refimpl and compare the outcomes."""
-    expected, torch_error = _outcome(fn, torch)
-    actual, refimpl_error = _outcome(fn, refimpl)
+    expected, torch_error = outcome(fn, torch)
+    actual, refimpl_error = outcome(fn, refimpl)
     if torch_error is not None:
         assert refimpl_error is not None, f"torch raised {torch_error!r}; refimpl gave {actual}"
         assert (type(refimpl_error), str(refimpl_error)) == (type(torch_error), str(torch_error))

@@ -127,6 +127,7 @@ class PointwiseOp:
         opmath: bool = False,
     ) -> None:
         self.opmath = opmath
+        self._opmath_kernels: dict[Kernel, Kernel] = {}
         self.block = block
         self.name = block.op._schema.name.partition("::")[2]
         self._config = iter_config
@@ -136,6 +137,7 @@ class PointwiseOp:
         self._default_kernel: Kernel | None = None
         self._checks: list[Check] = []
         self._prechecks: list[Check] = []
+        self._inplace_checks: list[Check] = []
         self._prepares: list[Prepare] = []
         facts = kernel_dtype_facts(block.op._schema.name, block.op._schema.overload_name)
         self._accepted = None if facts is None else facts.accepted
@@ -198,6 +200,12 @@ class PointwiseOp:
         self._prepares.append(fn)
         return fn
 
+    def inplace_check(self, fn: Check) -> Check:
+        """Register a check only the in-place overload makes, first: `fn(*operands)` (torch:
+        abs_ refuses complex self, whose result would be real)."""
+        self._inplace_checks.append(fn)
+        return fn
+
     def derivative(self, fn: F) -> F:
         """Keep the derivative formula for autograd (issue 12). Torch: derivatives.yaml."""
         self.derivative_fn = fn
@@ -225,7 +233,11 @@ class PointwiseOp:
                 f'"{self.name}_cpu" not implemented for \'{dtype.scalar_name}\''
             )
         if self.opmath and dtype in (float16, bfloat16):
-            return in_float32(kernel)
+            # Wrapped once per kernel, not per call.
+            wrapped = self._opmath_kernels.get(kernel)
+            if wrapped is None:
+                wrapped = self._opmath_kernels[kernel] = in_float32(kernel)
+            return wrapped
         return kernel
 
     def __call__(
@@ -288,6 +300,7 @@ class PointwiseOp:
         )
         out_name = next((a.name for a in schema.arguments if a.kwarg_only and a.is_write), None)
         call = self.__call__
+        inplace_checks = self._inplace_checks  # the list itself: later registrations count
         leading = operand_positions == tuple(range(len(operand_positions)))
         n_operands = len(operand_positions)
 
@@ -302,6 +315,8 @@ class PointwiseOp:
                 out = kwargs.pop(out_name)
             elif role == "inplace":
                 out = operands[0]
+                for inplace_check in inplace_checks:
+                    inplace_check(*operands)
             else:
                 out = None
             if keywords_only:

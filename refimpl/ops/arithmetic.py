@@ -136,12 +136,18 @@ def sub_precheck(self: Operand, other: Operand, *, alpha: Scalar) -> None:
 sub.check(add_check)
 
 
+@sub.compute(dtypes=COMPLEX)
+def sub_compute_complex(
+    xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar
+) -> Array:
+    # As add: torch always multiplies complex operands by alpha.
+    return xp.subtract(self, _scaled(xp, other, alpha))
+
+
 @sub.compute
 def sub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     """self - alpha * other. Torch: sub is add with -alpha (sub_kernel)."""
-    if not _one(alpha) or xp.isdtype(other.dtype, "complex floating"):
-        other = _scaled(xp, other, alpha)
-    return xp.subtract(self, other)
+    return xp.subtract(self, other if _one(alpha) else _scaled(xp, other, alpha))
 
 
 rsub = pointwise(
@@ -161,12 +167,18 @@ def rsub_precheck(self: Operand, other: Operand, *, alpha: Scalar) -> None:
 rsub.check(add_check)
 
 
+@rsub.compute(dtypes=COMPLEX)
+def rsub_compute_complex(
+    xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar
+) -> Array:
+    # As add: torch always multiplies complex operands by alpha.
+    return xp.subtract(other, _scaled(xp, self, alpha))
+
+
 @rsub.compute
 def rsub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     """other - alpha * self. Torch: rsub in BinaryOps.cpp."""
-    if not _one(alpha) or xp.isdtype(self.dtype, "complex floating"):
-        self = _scaled(xp, self, alpha)
-    return xp.subtract(other, self)
+    return xp.subtract(other, self if _one(alpha) else _scaled(xp, self, alpha))
 
 
 # --- mul ---------------------------------------------------------------------------------

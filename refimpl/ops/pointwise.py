@@ -1,7 +1,6 @@
-"""Elementwise aten ops and the data-moving ops they rest on (copy_, fill_, _to_copy, factories).
+"""The data-moving aten ops: copy_, fill_, _to_copy and to, item, and the factories.
 
-Torch: add in aten/src/ATen/native/BinaryOps.cpp over TensorIterator; copy_ (Copy.cpp),
-fill_ (Fill.cpp), _to_copy (TensorConversions.cpp), _local_scalar_dense (Scalar.cpp), and
+Torch: copy_ (Copy.cpp), fill_ (Fill.cpp), _to_copy (TensorConversions.cpp), _local_scalar_dense (Scalar.cpp), and
 the factories of TensorFactories.cpp. Kernels work on metadata first and touch data only when
 the tensors have some, so one CompositeExplicitAutograd body serves CPU, CUDA and Meta.
 """
@@ -12,7 +11,7 @@ from typing import Any, Final
 
 from refimpl._base import promotion
 from refimpl._base.device import device
-from refimpl._base.dtypes import DType, bool_
+from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl._base.layout import strided
 from refimpl._base.memory_format import (
@@ -24,11 +23,11 @@ from refimpl._base.memory_format import (
     preserve_format,
 )
 from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
-from refimpl._base.scalars import Scalar, cast_scalar
+from refimpl._base.scalars import Scalar
 from refimpl.core import layout
-from refimpl.core.backend import Array, Backend
+from refimpl.core.backend import Backend
 from refimpl.core.config import config
-from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor
+from refimpl.core.tensor import TensorImpl, array_of, empty_tensor
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
 from refimpl.ops._register import defop
@@ -38,136 +37,6 @@ CEA: Final = DispatchKey.CompositeExplicitAutograd
 _CPU: Final = device("cpu")
 
 Operand = TensorImpl | bool | int | float | complex
-
-
-# --- shared: operands, devices, alpha ----------------------------------------------------
-
-
-def _operand_kind(value: Operand) -> tuple[DType, OperandKind]:
-    if isinstance(value, TensorImpl):
-        kind = OperandKind.ZERO_DIM if not value._size else OperandKind.DIMENSIONED
-        return value._dtype, kind
-    return promotion.scalar_dtype(value), OperandKind.WRAPPED
-
-
-def _is_cpu_scalar(t: TensorImpl) -> bool:
-    return not t._size and t._storage.device.type == "cpu"
-
-
-def common_device(op_name: str, tensors: tuple[TensorImpl, ...]) -> device:
-    """The device an elementwise op runs on; 0-dim CPU tensors may join any device.
-
-    Torch: TensorIteratorBase::compute_types (the first operand that is not a CPU scalar sets
-    the device) and, for meta operands, the meta kernel's check in torch/_prims_common
-    (check_same_device): cpu + meta selects the Meta kernel (pytorch-semantics.md §1.6).
-    """
-    found: device | None = None
-    for t in tensors:
-        dev = t._storage.device
-        if _is_cpu_scalar(t):
-            continue
-        if found is None:
-            found = dev
-        elif dev != found:
-            if "meta" in (dev.type, found.type):
-                raise RuntimeError(f"Tensor on device {dev} is not on the expected device {found}!")
-            raise RuntimeError(
-                "Expected all tensors to be on the same device, but found at least two "
-                f"devices, {found} and {dev}!"
-            )
-    return found if found is not None else tensors[0]._storage.device
-
-
-def common_backend(op_name: str, tensors: tuple[TensorImpl, ...], dev: device) -> Backend | None:
-    """The backend holding the operands on `dev`, or a RuntimeError naming two backends.
-
-    Differs: torch has one library per device; refimpl can hold CPU tensors of two backends
-    (`config.using(cpu=...)`), and an op never converts between them silently.
-    """
-    found: Backend | None = None
-    for t in tensors:
-        backend = t._storage.backend
-        if t._storage.device != dev or backend is None:
-            continue
-        if found is None:
-            found = backend
-        elif backend is not found:
-            raise RuntimeError(
-                f"refimpl: {op_name} got tensors held by two different backends, "
-                f"'{found.name}' and '{backend.name}', on device {dev}; move one with .to() "
-                "after changing refimpl.config.backends"
-            )
-    return found
-
-
-def locate(op_name: str, *operands: Operand) -> tuple[device, Backend | None]:
-    """The device and backend an op on `operands` runs on (None: meta, no data).
-
-    Operands on one device of one backend (the usual case) decide at once; otherwise
-    `common_device` and `common_backend` apply torch's rules and errors.
-    """
-    if len(operands) == 2:
-        first_operand, second_operand = operands
-        if isinstance(first_operand, TensorImpl) and isinstance(second_operand, TensorImpl):
-            a, b = first_operand._storage, second_operand._storage
-            if a.backend is b.backend and a.device is b.device:
-                return a.device, a.backend
-    tensors = tuple(v for v in operands if isinstance(v, TensorImpl))
-    if not tensors:
-        return _CPU, config.backends.resolve("cpu")
-    first = tensors[0]._storage
-    for t in tensors[1:]:
-        storage = t._storage
-        if storage.backend is not first.backend or not (
-            storage.device is first.device or storage.device == first.device
-        ):
-            break
-    else:
-        return first.device, first.backend
-    dev = common_device(op_name, tensors)
-    if dev.type == "meta":
-        return dev, None
-    return dev, common_backend(op_name, tensors, dev)
-
-
-def check_alpha(alpha: Scalar, dtype: DType) -> None:
-    """Torch's rules for the `alpha` of add and sub. Torch: alpha_check in BinaryOps.h."""
-    if isinstance(alpha, bool) and dtype is not bool_:
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    # A complex alpha with an integral result fails this check first, as in torch.
-    if isinstance(alpha, float | complex) and not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError(
-            "For integral input tensors, argument alpha must not be a floating point number."
-        )
-    if isinstance(alpha, complex) and not dtype.is_complex:
-        raise RuntimeError(
-            "For non-complex input tensors, argument alpha must not be a complex number."
-        )
-
-
-def operand_array(
-    value: Operand, dtype: DType, backend: Backend, shape: tuple[int, ...]
-) -> Array:
-    """An operand as an array of `backend` in the computation dtype, broadcast to `shape`."""
-    xp = backend.xp
-    if isinstance(value, TensorImpl):
-        source = value._storage.backend
-        assert source is not None  # callers route meta operands away from data
-        array = array_of(value)
-        if source is not backend:
-            array = data.transfer(array, source, backend)
-        if value._dtype is not dtype:
-            array = data.cast_array(xp, array, value._dtype, dtype, backend)
-        if value._size != shape:
-            array = xp.broadcast_to(array, shape)
-        return array
-    # torch: a wrapped number is cast unchecked (int8_tensor + 200 gives -55).
-    array = xp.asarray(cast_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
-    return array if not shape else xp.broadcast_to(array, shape)
-
-
-def _shape_of(value: Operand) -> tuple[int, ...]:
-    return value._size if isinstance(value, TensorImpl) else ()
 
 
 # --- copy_, fill_ ------------------------------------------------------------------------

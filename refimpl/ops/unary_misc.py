@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base.dtypes import bool_, float16
-from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import can_cast
 from refimpl.core.backend import Array, ArrayNamespace
 from refimpl.core.tensor import TensorImpl
@@ -210,16 +209,11 @@ def abs_compute(xp: ArrayNamespace, self: Array) -> Array:
     return xp.abs(self)
 
 
-abs_inplace = defop("abs_(Tensor(a!) self) -> Tensor(a!)")
-
-
-@abs_inplace.kernel(DispatchKey.CompositeExplicitAutograd)
-def abs_inplace_kernel(self: TensorImpl) -> Any:
+@abs_op.inplace_check
+def abs_inplace_check(self: TensorImpl) -> None:
     """Torch: abs_ in UnaryOps.cpp refuses complex self (its result would be real)."""
-    # Registered over the in-place kernel `pointwise` gave abs_, which it then runs.
     if self._dtype.is_complex:
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return abs_op([self], self, {})
 
 
 absolute = defop("absolute(Tensor self) -> Tensor")
