@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 from refimpl import _C as _C
 from refimpl import library as library
 from refimpl import ops as ops
+from refimpl import return_types as return_types
 from refimpl import special as special
 from refimpl._base.device import device
 from refimpl._base.dtypes import (
@@ -47,7 +48,19 @@ from refimpl._base.promotion import get_default_dtype, set_default_dtype
 from refimpl._base.size import Size
 from refimpl._base.spec import api_signatures
 from refimpl._base.tags import Tag
+from refimpl.api import (
+    constructions,
+    indexing_ops,
+    joins,
+    masking,
+    products,
+    reductions,
+    scans,
+)
 from refimpl.api._tensor_str import get_printoptions, set_printoptions
+
+# Each family of operators lists its torch.* names in its module's __all__.
+from refimpl.api.constructions import *
 from refimpl.api.factories import (
     arange,
     as_tensor,
@@ -212,6 +225,10 @@ from refimpl.api.functions import (
     xlogy,
     zero_,
 )
+from refimpl.api.indexing_ops import *
+from refimpl.api.joins import *
+from refimpl.api.masking import *
+from refimpl.api.products import *
 from refimpl.api.promotion import can_cast, promote_types, result_type
 from refimpl.api.random import (
     get_rng_state,
@@ -227,6 +244,8 @@ from refimpl.api.random import (
     seed,
     set_rng_state,
 )
+from refimpl.api.reductions import *
+from refimpl.api.scans import *
 from refimpl.api.tensor import Tensor
 from refimpl.core.config import config
 from refimpl.core.random import Generator
@@ -469,6 +488,9 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+for _family in (constructions, indexing_ops, joins, masking, products, reductions, scans):
+    __all__ += _family.__all__
 
 
 def __getattr__(name: str) -> object:

@@ -46,7 +46,8 @@ def main() -> None:
     print("aten.add(x, 1) binds to", overload, "  schema:", overload._schema)
     print("x carries", refimpl._C._dispatch_keys(x))
     cpu_row = next(
-        line for line in refimpl._C._dispatch_dump_table(overload.name()).splitlines()
+        line
+        for line in refimpl._C._dispatch_dump_table(overload.name()).splitlines()
         if line.startswith("CPU:")
     )
     print("dispatch table row that runs:", cpu_row)

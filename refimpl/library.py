@@ -20,6 +20,14 @@ from refimpl.dispatch.library import (
 )
 
 __all__ = [
-    "CustomOpDef", "Library", "_scoped_library", "custom_op", "define", "fallthrough_kernel",
-    "impl", "infer_schema", "register_fake", "register_kernel",
+    "CustomOpDef",
+    "Library",
+    "_scoped_library",
+    "custom_op",
+    "define",
+    "fallthrough_kernel",
+    "impl",
+    "infer_schema",
+    "register_fake",
+    "register_kernel",
 ]

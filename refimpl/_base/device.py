@@ -10,8 +10,26 @@ from typing import Any, Final
 
 # torch: the device types c10 parses (c10/core/DeviceType.cpp), in the order its error lists them.
 DEVICE_TYPES: Final[tuple[str, ...]] = (
-    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
-    "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+    "cpu",
+    "cuda",
+    "ipu",
+    "xpu",
+    "mkldnn",
+    "opengl",
+    "opencl",
+    "ideep",
+    "hip",
+    "ve",
+    "fpga",
+    "maia",
+    "xla",
+    "lazy",
+    "vulkan",
+    "mps",
+    "meta",
+    "hpu",
+    "mtia",
+    "privateuseone",
 )
 _DEVICE_TYPE_SET: Final = frozenset(DEVICE_TYPES)
 
@@ -114,8 +132,10 @@ def _parse(text: str) -> tuple[str, int | None]:
     if not sep:
         return type_part, None
     # An index is decimal digits without a leading zero (except "0" itself).
-    valid = index_part.isdigit() and index_part.isascii() and (
-        index_part == "0" or not index_part.startswith("0")
+    valid = (
+        index_part.isdigit()
+        and index_part.isascii()
+        and (index_part == "0" or not index_part.startswith("0"))
     )
     if not valid:
         raise RuntimeError(f"Invalid device string: '{text}'")

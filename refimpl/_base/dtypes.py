@@ -93,21 +93,47 @@ uint64: Final = DType("uint64", "UInt64", "u64", 8, Category.INTEGRAL, False)
 # complex32 exist so that promotion answers as torch does (float16 + 1j is complex32);
 # no built-in backend stores them.
 ALL_DTYPES: Final[tuple[DType, ...]] = (
-    uint8, int8, int16, int32, int64, float16, float32, float64,
-    complex32, complex64, complex128, bool_, bfloat16,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    float32,
+    float64,
+    complex32,
+    complex64,
+    complex128,
+    bool_,
+    bfloat16,
 )
 
 # The dtypes the built-in backends store (the list).
 STORED_DTYPES: Final[tuple[DType, ...]] = (
-    bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
+    bool_,
+    uint8,
+    int8,
+    int16,
+    int32,
+    int64,
+    float16,
+    float32,
+    float64,
+    complex64,
+    complex128,
 )
 
 _TO_REAL: Final[dict[DType, DType]] = {
-    complex32: float16, complex64: float32, complex128: float64,
+    complex32: float16,
+    complex64: float32,
+    complex128: float64,
 }
 _TO_COMPLEX: Final[dict[DType, DType]] = {
     # torch: toComplexType in c10/core/ScalarType.h maps BFloat16 to ComplexFloat (same range).
-    float16: complex32, bfloat16: complex64, float32: complex64, float64: complex128,
+    float16: complex32,
+    bfloat16: complex64,
+    float32: complex64,
+    float64: complex128,
 }
 
 # Public aliases, as torch spells them (torch.float is torch.float32, ...).

@@ -168,7 +168,6 @@ class finfo(_DTypeInfo):
         """10 ** -digits10: the decimal resolution of the format."""
         return self._format.resolution
 
-
     def __repr__(self) -> str:
         # torch: THPFInfo_str streams doubles with C++'s default format, which is C's %g.
         return (
@@ -211,7 +210,6 @@ class iinfo(_DTypeInfo):
     @property
     def min(self) -> int:
         return integral_range(self._dtype)[0]
-
 
     def __repr__(self) -> str:
         # torch: THPIInfo_str converts min and max to double before streaming them (%g).

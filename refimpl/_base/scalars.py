@@ -17,14 +17,25 @@ Scalar = bool | int | float | complex
 
 # torch: the C++ type names in "value cannot be converted to type X without overflow".
 _CPP_NAMES: Final[dict[str, str]] = {
-    "bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t",
-    "int32": "int", "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-    "float32": "float", "float64": "double", "complex32": "c10::complex<c10::Half>",
-    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "bool": "bool",
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int",
+    "int64": "int64_t",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
+    "complex32": "c10::complex<c10::Half>",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 _FLOAT_MAX: Final[dict[str, float]] = {
-    "float32": 3.4028234663852886e38, "float64": math.inf,
-    "complex64": 3.4028234663852886e38, "complex128": math.inf,
+    "float32": 3.4028234663852886e38,
+    "float64": math.inf,
+    "complex64": 3.4028234663852886e38,
+    "complex128": math.inf,
 }
 
 
@@ -98,7 +109,9 @@ def _check_within(value: complex, limit: float, dtype: DType) -> None:
 # torch: std::numeric_limits<T>::max() of the 16-bit float types, which c10::overflows checks
 # as it checks float's; convert_scalar leaves them out (see its float16 note).
 _REDUCED_FLOAT_MAX: Final[dict[str, float]] = {
-    "float16": 65504.0, "bfloat16": 3.3895313892515355e38, "complex32": 65504.0,
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "complex32": 65504.0,
 }
 
 
@@ -117,7 +130,10 @@ def checked_convert(value: Scalar, dtype: DType) -> Scalar:
 # struct formats that round a double to a narrower IEEE type as a C cast does; struct
 # raises OverflowError where the rounded value would be infinite.
 _PACK_FORMATS: Final[dict[str, str]] = {
-    "float16": "e", "float32": "f", "complex32": "e", "complex64": "f",
+    "float16": "e",
+    "float32": "f",
+    "complex32": "e",
+    "complex64": "f",
 }
 
 
@@ -167,7 +183,6 @@ def cast_scalar(value: Scalar, dtype: DType) -> Scalar:
     if category is Category.FLOATING:
         return _round_part(as_complex.real, dtype)
     return complex(_round_part(as_complex.real, dtype), _round_part(as_complex.imag, dtype))
-
 
 
 # Note [Fill overflow checks]

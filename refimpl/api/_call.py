@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base.spec import ApiSignature, ParameterKind, api_signatures
+from refimpl.api.return_types import StructSeq, return_type
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.binding import NoMatchingSchema
 from refimpl.dispatch.overloads import OpOverloadPacket, namespace
@@ -27,7 +28,15 @@ class Binding:
     Torch: the generated binding of `torch.<name>` / `Tensor.<name>` and its signatures.
     """
 
-    __slots__ = ("accepts_out", "name", "namespace", "out_names", "packet")
+    __slots__ = (
+        "accepts_out",
+        "name",
+        "namespace",
+        "out_names",
+        "packet",
+        "returns",
+        "returns_out",
+    )
 
     def __init__(self, name: str, namespace_name: str, packet: OpOverloadPacket) -> None:
         self.name = name
@@ -41,11 +50,21 @@ class Binding:
         # The names of the outputs of a multi-output out= overload (frexp: mantissa,
         # exponent), which torch's binding takes as one tuple `out=(m, e)`.
         self.out_names: dict[int, tuple[str, ...]] = {}
+        # torch: an op whose schema names each of several returns gives a structseq,
+        # torch.return_types.<op> (its out= form <op>_out); see api/return_types.py.
+        self.returns: type[StructSeq] | None = None
+        self.returns_out: type[StructSeq] | None = None
         for overload_name in packet.overloads():
             schema = getattr(packet, overload_name)._schema
             outs = tuple(a.name for a in schema.arguments if a.kwarg_only and a.is_write)
             if len(outs) > 1:
                 self.out_names.setdefault(len(outs), outs)
+            fields = tuple(r.name or "" for r in schema.returns)
+            if len(fields) > 1 and all(fields):
+                if outs:
+                    self.returns_out = return_type(f"{packet.__name__}_out", fields)
+                else:
+                    self.returns = return_type(packet.__name__, fields)
 
 
 def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -69,9 +88,15 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
                 del kwargs["out"]
                 kwargs.update(zip(binding.out_names[len(out)], out, strict=True))
     try:
-        return binding.packet(*args, **kwargs)
+        result = binding.packet(*args, **kwargs)
     except NoMatchingSchema:
         raise invalid_arguments(binding, args, kwargs) from None
+    if binding.returns is not None and type(result) is tuple:
+        outs = binding.out_names.get(len(result), ())
+        if binding.returns_out is not None and kwargs and any(n in kwargs for n in outs):
+            return binding.returns_out(result)
+        return binding.returns(result)
+    return result
 
 
 def _type_name(value: object) -> str:
@@ -85,15 +110,30 @@ def _type_name(value: object) -> str:
 # torch's Python type names in argument-parser messages, from the stubs' annotations
 # (torch: python_arg_parser.cpp, FunctionParameter::type_name).
 _TYPE_NAMES: Final[dict[str, str]] = {
-    "Tensor": "Tensor", "_int": "int", "SymInt": "int", "_float": "float", "_bool": "bool",
-    "Number": "Number", "_complex": "complex", "_size": "tuple of ints", "_dtype": "torch.dtype",
-    "str": "str", "Device": "torch.device", "_layout": "torch.layout",
-    "memory_format": "torch.memory_format", "Generator": "torch.Generator",
+    "Tensor": "Tensor",
+    "_int": "int",
+    "SymInt": "int",
+    "_float": "float",
+    "_bool": "bool",
+    "Number": "Number",
+    "_complex": "complex",
+    "_size": "tuple of ints",
+    "_dtype": "torch.dtype",
+    "str": "str",
+    "Device": "torch.device",
+    "_layout": "torch.layout",
+    "memory_format": "torch.memory_format",
+    "Generator": "torch.Generator",
 }
 _FITS: Final[dict[str, tuple[type, ...]]] = {
-    "Tensor": (TensorImpl,), "int": (int,), "float": (int, float), "bool": (bool,),
-    "Number": (bool, int, float, complex), "complex": (bool, int, float, complex),
-    "str": (str,), "tuple of ints": (tuple, list),
+    "Tensor": (TensorImpl,),
+    "int": (int,),
+    "float": (int, float),
+    "bool": (bool,),
+    "Number": (bool, int, float, complex),
+    "complex": (bool, int, float, complex),
+    "str": (str,),
+    "tuple of ints": (tuple, list),
 }
 
 
@@ -119,9 +159,7 @@ def _signature_text(signature: ApiSignature) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-def invalid_arguments(
-    binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> TypeError:
+def invalid_arguments(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
     """Torch's TypeError for arguments that match none of its Python signatures.
 
     Torch: PythonArgParser::raw_parse / print_error in python_arg_parser.cpp: with one

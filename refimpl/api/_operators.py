@@ -258,6 +258,6 @@ def _bitwise(packet: Any, self: object, other: object) -> Any:
     value = operand(other)
     if value is None:
         return NotImplemented
-    return packet.Tensor(self, value) if isinstance(value, TensorImpl) else packet.Scalar(
-        self, value
+    return (
+        packet.Tensor(self, value) if isinstance(value, TensorImpl) else packet.Scalar(self, value)
     )

@@ -36,7 +36,7 @@ _SPLIT: Final = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant for doub
 
 def not_implemented(kernel: str, dtype: DType) -> NotImplementedError:
     """Torch's error for a dtype a kernel is not dispatched for (AT_DISPATCH)."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype.scalar_name}\'')
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.scalar_name}'")
 
 
 def _fma(xp: Any, a: Array, b: Array, c: Array) -> Array:
@@ -128,9 +128,7 @@ def _cpp_number(value: Any) -> str:
     return str(value)
 
 
-def arange_array(
-    backend: Backend, size: int, start: Any, step: Any, dtype: DType
-) -> Array:
+def arange_array(backend: Backend, size: int, start: Any, step: Any, dtype: DType) -> Array:
     """`size` values `start + i * step` in `dtype`, as torch's arange_kernel computes them.
 
     See Note [Range rounding].
@@ -164,9 +162,7 @@ def _to_dtype(value: Any, dtype: DType) -> Any:
 # --- linspace --------------------------------------------------------------------------------
 
 
-def linspace_array(
-    backend: Backend, start: Any, end: Any, steps: int, dtype: DType
-) -> Array:
+def linspace_array(backend: Backend, start: Any, end: Any, steps: int, dtype: DType) -> Array:
     """`steps` values from `start` to `end`, as torch's linspace_kernel computes them.
 
     Torch: the first half is start + step * i, the second end - step * (steps - 1 - i), with
@@ -191,9 +187,7 @@ def linspace_array(
     return xp.astype(values, target)
 
 
-def _linspace_real(
-    xp: Any, first: Any, last: Any, steps: int, front: Array, dtype: DType
-) -> Array:
+def _linspace_real(xp: Any, first: Any, last: Any, steps: int, front: Array, dtype: DType) -> Array:
     """linspace's values (float64 arrays) for a real dtype or one part of a complex one."""
     integral = dtype.category is dt.Category.INTEGRAL
     real = dtype.to_real() if dtype.is_complex else dtype

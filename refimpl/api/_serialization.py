@@ -27,8 +27,13 @@ from refimpl.core.tensor import TensorImpl, make_tensor
 
 
 def _rebuilt(
-    cls: type[TensorImpl], storage: Storage, size: tuple[int, ...], stride: tuple[int, ...],
-    offset: int, dtype: DType, requires_grad: bool,
+    cls: type[TensorImpl],
+    storage: Storage,
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
+    dtype: DType,
+    requires_grad: bool,
 ) -> Any:
     t = make_tensor(storage, size, stride, offset, dtype, cls=cls)
     t._version_counter.version = 1  # torch: set_ onto the new storage bumps the version
@@ -49,14 +54,28 @@ def reduce_tensor(t: TensorImpl) -> tuple[Any, tuple[Any, ...]]:
     backend = storage.backend
     host = None if backend is None or storage.array is None else backend.to_host(storage.array)
     return rebuild_tensor, (
-        type(t), host, storage.size_elements, str(storage.device), t._dtype.name,
-        t._size, t._stride, t._storage_offset, t._requires_grad,
+        type(t),
+        host,
+        storage.size_elements,
+        str(storage.device),
+        t._dtype.name,
+        t._size,
+        t._stride,
+        t._storage_offset,
+        t._requires_grad,
     )
 
 
 def rebuild_tensor(
-    cls: type[TensorImpl], host: Any, size_elements: int, device_name: str, dtype_name: str,
-    size: tuple[int, ...], stride: tuple[int, ...], offset: int, requires_grad: bool,
+    cls: type[TensorImpl],
+    host: Any,
+    size_elements: int,
+    device_name: str,
+    dtype_name: str,
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
+    requires_grad: bool,
 ) -> Any:
     """A tensor from what `reduce_tensor` stored, on the backend now configured for its device.
 
@@ -95,15 +114,22 @@ def deepcopy_tensor(t: TensorImpl, memo: dict[int, Any]) -> Any:
     new_storage = memo.get(id(storage))
     if new_storage is None:
         backend = storage.backend
-        array = None if storage.array is None or backend is None else backend.xp.asarray(
-            storage.array, copy=True
+        array = (
+            None
+            if storage.array is None or backend is None
+            else backend.xp.asarray(storage.array, copy=True)
         )
         new_storage = Storage(array, storage.size_elements, storage.dtype, storage.device, backend)
         memo[id(storage)] = new_storage
         # Keep the old storage alive while the memo holds its id (copy._keep_alive does so).
         memo.setdefault(id(memo), []).append(storage)
     out = _rebuilt(
-        type(t), new_storage, t._size, t._stride, t._storage_offset, t._dtype,
+        type(t),
+        new_storage,
+        t._size,
+        t._stride,
+        t._storage_offset,
+        t._dtype,
         t._requires_grad,
     )
     memo[id(t)] = out

@@ -71,8 +71,10 @@ def _scalar_kind_dtype(value: object) -> DType:
 
 
 _PYTHON_TYPES = {
-    dt.Category.BOOL: bool, dt.Category.INTEGRAL: int,
-    dt.Category.FLOATING: float, dt.Category.COMPLEX: complex,
+    dt.Category.BOOL: bool,
+    dt.Category.INTEGRAL: int,
+    dt.Category.FLOATING: float,
+    dt.Category.COMPLEX: complex,
 }
 
 
@@ -80,8 +82,10 @@ _PYTHON_TYPES = {
 
 
 def _is_host_array(obj: object) -> bool:
-    return hasattr(obj, "__array__") or hasattr(obj, "__dlpack__") or hasattr(
-        obj, "__array_interface__"
+    return (
+        hasattr(obj, "__array__")
+        or hasattr(obj, "__dlpack__")
+        or hasattr(obj, "__array_interface__")
     )
 
 
@@ -221,7 +225,8 @@ def tensor(
             "To copy construct from a tensor, it is recommended to use "
             "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
             "requires_grad_(True), rather than torch.tensor(sourceTensor).",
-            UserWarning, stacklevel=2,
+            UserWarning,
+            stacklevel=2,
         )
         out: Tensor = data.to_copy(data_obj, dtype or data_obj._dtype, dev, backend)
         return _finish(out, requires_grad)
@@ -309,7 +314,10 @@ def from_numpy(ndarray: Any) -> Tensor:
 
 
 def _filled(
-    size: tuple[int, ...], value: Any, dtype: DType, device: device | str | int | None,
+    size: tuple[int, ...],
+    value: Any,
+    dtype: DType,
+    device: device | str | int | None,
     requires_grad: bool,
 ) -> Tensor:
     dev, backend = _target(device)
@@ -321,46 +329,74 @@ def _filled(
 
 
 def zeros(
-    *size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
-    device: device | str | int | None = None, requires_grad: bool = False,
+    *size: Any,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
 ) -> Tensor:
     """A tensor of zeros. Torch: torch.zeros."""
     return _filled(sizes(size, "zeros"), 0, dtype or get_default_dtype(), device, requires_grad)
 
 
 def ones(
-    *size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
-    device: device | str | int | None = None, requires_grad: bool = False,
+    *size: Any,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
 ) -> Tensor:
     """A tensor of ones. Torch: torch.ones."""
     return _filled(sizes(size, "ones"), 1, dtype or get_default_dtype(), device, requires_grad)
 
 
 def empty(
-    *size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
-    device: device | str | int | None = None, requires_grad: bool = False,
-    pin_memory: bool = False, memory_format: Any = None,
+    *size: Any,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
     """A tensor with unspecified values (refimpl: zeros). Torch: torch.empty."""
     return _filled(sizes(size, "empty"), 0, dtype or get_default_dtype(), device, requires_grad)
 
 
 def full(
-    size: Sequence[int], fill_value: Any, *, out: Tensor | None = None, dtype: DType | None = None,
-    layout: Any = None, device: device | str | int | None = None, requires_grad: bool = False,
+    size: Sequence[int],
+    fill_value: Any,
+    *,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
 ) -> Tensor:
     """A tensor filled with `fill_value`; the dtype is inferred from it. Torch: torch.full."""
     if isinstance(fill_value, TensorImpl):
         fill_value = fill_value.item()
     return _filled(
-        sizes((size,), "full"), fill_value, dtype or _scalar_kind_dtype(fill_value), device,
+        sizes((size,), "full"),
+        fill_value,
+        dtype or _scalar_kind_dtype(fill_value),
+        device,
         requires_grad,
     )
 
 
 def eye(
-    n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType | None = None,
-    layout: Any = None, device: device | str | int | None = None, requires_grad: bool = False,
+    n: int,
+    m: int | None = None,
+    *,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
 ) -> Tensor:
     """A 2-D tensor with ones on the diagonal. Torch: torch.eye."""
     if n < 0:
@@ -384,8 +420,14 @@ def _range_argument(value: Any) -> Any:
 
 
 def arange(
-    start: Any, end: Any = None, step: Any = 1, *, out: Tensor | None = None,
-    dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
     """Values from `start` to `end` (exclusive) by `step`. Torch: torch.arange.
@@ -408,8 +450,13 @@ def arange(
 
 
 def _space(
-    start: Any, end: Any, steps: int, base: float | None, dtype: DType | None,
-    device: device | str | int | None, requires_grad: bool,
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float | None,
+    dtype: DType | None,
+    device: device | str | int | None,
+    requires_grad: bool,
 ) -> Tensor:
     # torch: linspace_out / logspace_out: steps checked, a complex argument infers the default
     # complex dtype, one step is a fill with start's value.
@@ -417,7 +464,8 @@ def _space(
         raise RuntimeError("number of steps must be non-negative")
     start, end = _range_argument(start), _range_argument(end)
     target = dtype or (
-        default_complex_dtype() if isinstance(start, complex) or isinstance(end, complex)
+        default_complex_dtype()
+        if isinstance(start, complex) or isinstance(end, complex)
         else get_default_dtype()
     )
     dev, backend = _target(device)
@@ -426,8 +474,12 @@ def _space(
     if steps <= 1:
         out = empty_tensor((steps,), target, dev, backend)
         if steps == 1:
-            value = start if base is None else (
-                complex(base) ** complex(start) if target.is_complex else float(base) ** start
+            value = (
+                start
+                if base is None
+                else (
+                    complex(base) ** complex(start) if target.is_complex else float(base) ** start
+                )
             )
             data.fill_(out, value)
             out._version_counter.version = 0
@@ -440,8 +492,15 @@ def _space(
 
 
 def linspace(
-    start: Any, end: Any, steps: int, *, out: Tensor | None = None, dtype: DType | None = None,
-    layout: Any = None, device: device | str | int | None = None, requires_grad: bool = False,
+    start: Any,
+    end: Any,
+    steps: int,
+    *,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
 ) -> Tensor:
     """`steps` evenly spaced values from `start` to `end` inclusive. Torch: torch.linspace.
 
@@ -452,8 +511,15 @@ def linspace(
 
 
 def logspace(
-    start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tensor | None = None,
-    dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
     """`base ** linspace(start, end, steps)`. Torch: torch.logspace."""
@@ -463,7 +529,9 @@ def logspace(
 # --- *_like ----------------------------------------------------------------------------------
 
 
-def like_target(input: TensorImpl, device: device | str | int | None) -> tuple[device, Backend | None]:
+def like_target(
+    input: TensorImpl, device: device | str | int | None
+) -> tuple[device, Backend | None]:
     """Where a `*_like` result lives: `input`'s device and backend unless another device is
     asked for (a tensor derived from another keeps its backend)."""
     target = input._storage.device if device is None else as_device(device)
@@ -473,7 +541,10 @@ def like_target(input: TensorImpl, device: device | str | int | None) -> tuple[d
 
 
 def _like(
-    input: Tensor, value: Any, dtype: DType | None, device: device | str | int | None,
+    input: Tensor,
+    value: Any,
+    dtype: DType | None,
+    device: device | str | int | None,
     requires_grad: bool,
 ) -> Tensor:
     # torch: empty_like(..., memory_format=preserve_format) keeps the input's layout.
@@ -487,8 +558,12 @@ def _like(
 
 
 def zeros_like(
-    input: Tensor, *, dtype: DType | None = None, layout: Any = None,
-    device: device | str | int | None = None, requires_grad: bool = False,
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """Zeros with `input`'s shape, dtype and device. Torch: torch.zeros_like."""
@@ -496,8 +571,12 @@ def zeros_like(
 
 
 def ones_like(
-    input: Tensor, *, dtype: DType | None = None, layout: Any = None,
-    device: device | str | int | None = None, requires_grad: bool = False,
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """Ones with `input`'s shape, dtype and device. Torch: torch.ones_like."""
@@ -505,8 +584,12 @@ def ones_like(
 
 
 def empty_like(
-    input: Tensor, *, dtype: DType | None = None, layout: Any = None,
-    device: device | str | int | None = None, requires_grad: bool = False,
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """An uninitialised tensor like `input` (refimpl: zeros). Torch: torch.empty_like."""
@@ -514,8 +597,13 @@ def empty_like(
 
 
 def full_like(
-    input: Tensor, fill_value: Any, *, dtype: DType | None = None, layout: Any = None,
-    device: device | str | int | None = None, requires_grad: bool = False,
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """`fill_value` with `input`'s shape, dtype and device. Torch: torch.full_like."""

@@ -29,23 +29,38 @@ from refimpl.ops import data
 _MANTISSA_BITS = {"float16": 11, "float32": 24, "float64": 53}
 
 _NOT_IMPLEMENTED_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "bool": "Bool",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
     "int64": "Long",
 }
 
 
 # torch: the C++ type names check_from_to_in_range prints (typeid names, as GCC spells them).
 _RANDOM_BOUND_NAMES: Final[dict[str, str]] = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-    "int32": "int", "int64": "long int", "uint16": "short unsigned int",
-    "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "uint16": "short unsigned int",
+    "uint32": "unsigned int",
+    "uint64": "long unsigned int",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
 }
 # torch: the floating types' (mantissa digits, largest finite value); only float16's range
 # lies inside int64, so only it can fail the bounds check.
 _FLOAT_BOUNDS: Final[dict[str, tuple[int, float]]] = {
-    "float16": (11, 65504.0), "bfloat16": (8, 3.3895313892515355e38),
-    "float32": (24, 3.4028234663852886e38), "float64": (53, 1.7976931348623157e308),
+    "float16": (11, 65504.0),
+    "bfloat16": (8, 3.3895313892515355e38),
+    "float32": (24, 3.4028234663852886e38),
+    "float64": (53, 1.7976931348623157e308),
 }
 
 
@@ -77,7 +92,8 @@ def check_from_to_in_range(low: int, high: int, dtype: DType) -> None:
                     f"limitations {name} can support discrete uniform distribution only "
                     "within this range. This warning will become an error in version 1.7 "
                     "release, please fix the code in advance",
-                    UserWarning, stacklevel=3,
+                    UserWarning,
+                    stacklevel=3,
                 )
 
 
@@ -86,8 +102,7 @@ def _generator_for(generator: Generator | None, dev: device) -> Generator:
         return DEFAULT_GENERATORS.get(dev.type)
     if generator.device.type != dev.type:
         raise RuntimeError(
-            f"Expected a '{dev.type}' device type for generator but found "
-            f"'{generator.device.type}'"
+            f"Expected a '{dev.type}' device type for generator but found '{generator.device.type}'"
         )
     return generator
 
@@ -101,9 +116,14 @@ def _uniform(backend: Backend, gen: Generator, n: int, dtype: DType) -> Array:
 
 
 def rand(
-    *size: Any, generator: Generator | None = None, out: Tensor | None = None,
-    dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
-    requires_grad: bool = False, pin_memory: bool = False,
+    *size: Any,
+    generator: Generator | None = None,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Samples from U[0, 1). Torch: torch.rand."""
     shape = sizes(size, "rand")
@@ -129,9 +149,14 @@ def rand(
 
 
 def randn(
-    *size: Any, generator: Generator | None = None, out: Tensor | None = None,
-    dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
-    requires_grad: bool = False, pin_memory: bool = False,
+    *size: Any,
+    generator: Generator | None = None,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Samples from N(0, 1) (complex: each part N(0, 1/2)). Torch: torch.randn."""
     shape = sizes(size, "randn")
@@ -148,7 +173,7 @@ def randn(
     xp = backend.xp
     source = gen.source(backend)
     if target.is_complex:
-        values = source.normal(2 * n) * (0.5 ** 0.5)
+        values = source.normal(2 * n) * (0.5**0.5)
         array = data.cast_array(xp, values[:n] + 1j * values[n:], dt.complex128, target, backend)
     else:
         array = data.cast_array(xp, source.normal(n), dt.float64, target, backend)
@@ -156,9 +181,15 @@ def randn(
 
 
 def randint(
-    *args: Any, generator: Generator | None = None, out: Tensor | None = None,
-    dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
-    requires_grad: bool = False, pin_memory: bool = False, **kwargs: Any,
+    *args: Any,
+    generator: Generator | None = None,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    **kwargs: Any,
 ) -> Tensor:
     """Integers uniform in [low, high). Torch: torch.randint(low=0, high, size)."""
     low: int
@@ -191,9 +222,15 @@ def randint(
 
 
 def randperm(
-    n: int, *, generator: Generator | None = None, out: Tensor | None = None,
-    dtype: DType | None = None, layout: Any = None, device: device | str | int | None = None,
-    requires_grad: bool = False, pin_memory: bool = False,
+    n: int,
+    *,
+    generator: Generator | None = None,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A random permutation of 0..n-1. Torch: torch.randperm."""
     if n < 0:
@@ -228,8 +265,13 @@ def _laid_out_like(input: Tensor, samples: Tensor) -> Tensor:
 
 
 def rand_like(
-    input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
-    requires_grad: bool = False, memory_format: Any = None,
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
     """U[0, 1) samples shaped like `input`. Torch: torch.rand_like."""
     size, target, dev = _like_shape(input, dtype, device)
@@ -237,8 +279,13 @@ def rand_like(
 
 
 def randn_like(
-    input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
-    requires_grad: bool = False, memory_format: Any = None,
+    input: Tensor,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
     """N(0, 1) samples shaped like `input`. Torch: torch.randn_like."""
     size, target, dev = _like_shape(input, dtype, device)
@@ -246,8 +293,14 @@ def randn_like(
 
 
 def randint_like(
-    input: Tensor, low: int = 0, high: int | None = None, *, dtype: DType | None = None,
-    layout: Any = None, device: Any = None, requires_grad: bool = False,
+    input: Tensor,
+    low: int = 0,
+    high: int | None = None,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """Integers in [low, high) shaped like `input`. Torch: torch.randint_like(input, high)."""

@@ -22,6 +22,13 @@ from refimpl.api._args import sizes as parse_sizes
 from refimpl.api._indexing import getitem, setitem
 from refimpl.api._methods import TensorMethods
 from refimpl.api._operators import TensorOperators, operand
+from refimpl.api.constructions import ConstructionMethods
+from refimpl.api.indexing_ops import IndexingMethods
+from refimpl.api.joins import JoinMethods
+from refimpl.api.masking import MaskingMethods
+from refimpl.api.products import ProductMethods
+from refimpl.api.reductions import ReductionMethods
+from refimpl.api.scans import ScanMethods
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
 from refimpl.ops import aten, data
@@ -34,7 +41,18 @@ def _compare(packet: Any, self: Tensor, other: object) -> Any:
     return NotImplemented if value is None else packet(self, value)
 
 
-class Tensor(TensorImpl, TensorOperators, TensorMethods):
+class Tensor(
+    TensorImpl,
+    TensorOperators,
+    TensorMethods,
+    ReductionMethods,
+    ScanMethods,
+    JoinMethods,
+    ConstructionMethods,
+    IndexingMethods,
+    MaskingMethods,
+    ProductMethods,
+):
     """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""
 
     __slots__ = ()
@@ -156,9 +174,7 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
 
     def __index__(self) -> int:
         if self._dtype.category is not dt.Category.INTEGRAL or self.numel() != 1:
-            raise TypeError(
-                "only integer tensors of a single element can be converted to an index"
-            )
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __hash__(self) -> int:
@@ -299,9 +315,7 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
 
         Torch: Tensor.contiguous (aten.contiguous, CompositeImplicitAutograd).
         """
-        if memory_format is contiguous_format and geometry.is_contiguous(
-            self._size, self._stride
-        ):
+        if memory_format is contiguous_format and geometry.is_contiguous(self._size, self._stride):
             return self  # torch: TensorBase::contiguous checks before dispatching
         out: Tensor = aten.contiguous.default(self, memory_format=memory_format)
         return out
@@ -317,47 +331,76 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
     # --- new_* factories: this tensor's dtype and device by default ---------------------
 
     def new_tensor(
-        self, data_obj: Any, *, dtype: DType | None = None, device: Any = None,
+        self,
+        data_obj: Any,
+        *,
+        dtype: DType | None = None,
+        device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
         return factories.tensor(
-            data_obj, dtype=dtype or self._dtype, device=device or self.device,
+            data_obj,
+            dtype=dtype or self._dtype,
+            device=device or self.device,
             requires_grad=requires_grad,
         )
 
     def new_zeros(
-        self, *size: Any, dtype: DType | None = None, device: Any = None,
+        self,
+        *size: Any,
+        dtype: DType | None = None,
+        device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
         return factories.zeros(
-            parse_sizes(size, "new_zeros"), dtype=dtype or self._dtype,
-            device=device or self.device, requires_grad=requires_grad,
+            parse_sizes(size, "new_zeros"),
+            dtype=dtype or self._dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_ones(
-        self, *size: Any, dtype: DType | None = None, device: Any = None,
+        self,
+        *size: Any,
+        dtype: DType | None = None,
+        device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
         return factories.ones(
-            parse_sizes(size, "new_ones"), dtype=dtype or self._dtype,
-            device=device or self.device, requires_grad=requires_grad,
+            parse_sizes(size, "new_ones"),
+            dtype=dtype or self._dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_empty(
-        self, *size: Any, dtype: DType | None = None, device: Any = None,
+        self,
+        *size: Any,
+        dtype: DType | None = None,
+        device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
         return factories.empty(
-            parse_sizes(size, "new_empty"), dtype=dtype or self._dtype,
-            device=device or self.device, requires_grad=requires_grad,
+            parse_sizes(size, "new_empty"),
+            dtype=dtype or self._dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
         )
 
     def new_full(
-        self, size: Sequence[int], fill_value: Any, *, dtype: DType | None = None,
-        device: Any = None, requires_grad: bool = False,
+        self,
+        size: Sequence[int],
+        fill_value: Any,
+        *,
+        dtype: DType | None = None,
+        device: Any = None,
+        requires_grad: bool = False,
     ) -> Tensor:
         return factories.full(
-            size, fill_value, dtype=dtype or self._dtype, device=device or self.device,
+            size,
+            fill_value,
+            dtype=dtype or self._dtype,
+            device=device or self.device,
             requires_grad=requires_grad,
         )
 
@@ -371,7 +414,6 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
 
     def get_device(self) -> int:
         return -1 if self.device.type == "cpu" else (self.device.index or 0)
-
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """This tensor with another dtype and/or device; itself if nothing changes.
@@ -387,15 +429,25 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
             if not copy and memory_format is None:
                 return self
             out = aten.to.dtype_layout(
-                self, dtype=self._dtype, layout=STRIDED, device=self.device,
-                non_blocking=non_blocking, copy=copy, memory_format=memory_format,
+                self,
+                dtype=self._dtype,
+                layout=STRIDED,
+                device=self.device,
+                non_blocking=non_blocking,
+                copy=copy,
+                memory_format=memory_format,
             )
         elif target_device is None:
             out = aten.to.dtype(self, target_dtype, non_blocking, copy, memory_format)
         elif target_dtype is None:
             out = aten.to.dtype_layout(
-                self, dtype=self._dtype, layout=STRIDED, device=target_device,
-                non_blocking=non_blocking, copy=copy, memory_format=memory_format,
+                self,
+                dtype=self._dtype,
+                layout=STRIDED,
+                device=target_device,
+                non_blocking=non_blocking,
+                copy=copy,
+                memory_format=memory_format,
             )
         else:
             out = aten.to.device(
@@ -474,7 +526,6 @@ class Tensor(TensorImpl, TensorOperators, TensorMethods):
         return self.to(dtype, non_blocking=bool(non_blocking))
 
 
-
 def _parse_to(
     args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[device | None, DType | None, bool, bool, Any]:
@@ -506,8 +557,11 @@ def _parse_to(
     if flags.get("device") is not None:
         target_device = as_device(flags["device"])
     return (
-        target_device, target_dtype, bool(flags.get("non_blocking", False)),
-        bool(flags.get("copy", False)), flags.get("memory_format"),
+        target_device,
+        target_dtype,
+        bool(flags.get("non_blocking", False)),
+        bool(flags.get("copy", False)),
+        flags.get("memory_format"),
     )
 
 

@@ -47,11 +47,9 @@ class RandomSource(Protocol):
         """A random permutation of range(n) as a 1-D int64 array."""
         ...
 
-    def get_state(self) -> bytes:
-        ...
+    def get_state(self) -> bytes: ...
 
-    def set_state(self, state: bytes) -> None:
-        ...
+    def set_state(self, state: bytes) -> None: ...
 
 
 @runtime_checkable
@@ -227,19 +225,38 @@ EXTENSION_NAMES: Final[dict[str, str]] = {
     "frexp": "mantissa and exponent (a pair of arrays), as C frexp",
     "ldexp": "x * 2**n, as C ldexp",
     "nextafter": "the next float after x towards y",
-    "erf": "error function", "erfc": "complementary error function",
-    "erfinv": "inverse error function", "erfcx": "scaled complementary error function",
-    "lgamma": "log |Gamma(x)|", "digamma": "psi(x)", "polygamma": "polygamma(n, x)",
-    "zeta": "Hurwitz zeta(x, q)", "gammainc": "regularized lower incomplete gamma",
+    "erf": "error function",
+    "erfc": "complementary error function",
+    "erfinv": "inverse error function",
+    "erfcx": "scaled complementary error function",
+    "lgamma": "log |Gamma(x)|",
+    "digamma": "psi(x)",
+    "polygamma": "polygamma(n, x)",
+    "zeta": "Hurwitz zeta(x, q)",
+    "gammainc": "regularized lower incomplete gamma",
     "gammaincc": "regularized upper incomplete gamma",
-    "i0": "modified Bessel I0", "i0e": "exponentially scaled I0", "i1": "modified Bessel I1",
-    "i1e": "exponentially scaled I1", "k0": "modified Bessel K0", "k0e": "scaled K0",
-    "k1": "modified Bessel K1", "k1e": "scaled K1",
-    "j0": "Bessel J0", "j1": "Bessel J1", "y0": "Bessel Y0", "y1": "Bessel Y1",
-    "ndtr": "standard normal CDF", "ndtri": "inverse standard normal CDF",
-    "log_ndtr": "log of the standard normal CDF", "airy_ai": "Airy Ai",
-    "spherical_j0": "spherical Bessel j0", "multigammaln": "log multivariate gamma (x, p)",
-    "sinc": "normalized sinc", "entr": "-x log x", "xlogy": "x log y", "xlog1py": "x log1p(y)",
+    "i0": "modified Bessel I0",
+    "i0e": "exponentially scaled I0",
+    "i1": "modified Bessel I1",
+    "i1e": "exponentially scaled I1",
+    "k0": "modified Bessel K0",
+    "k0e": "scaled K0",
+    "k1": "modified Bessel K1",
+    "k1e": "scaled K1",
+    "j0": "Bessel J0",
+    "j1": "Bessel J1",
+    "y0": "Bessel Y0",
+    "y1": "Bessel Y1",
+    "ndtr": "standard normal CDF",
+    "ndtri": "inverse standard normal CDF",
+    "log_ndtr": "log of the standard normal CDF",
+    "airy_ai": "Airy Ai",
+    "spherical_j0": "spherical Bessel j0",
+    "multigammaln": "log multivariate gamma (x, p)",
+    "sinc": "normalized sinc",
+    "entr": "-x log x",
+    "xlogy": "x log y",
+    "xlog1py": "x log1p(y)",
 }
 
 

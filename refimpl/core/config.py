@@ -92,7 +92,7 @@ class Config:
         names = dict(DEFAULT_BACKENDS)
         for key, value in (os.environ if environ is None else environ).items():
             if key.startswith(ENV_PREFIX) and value:
-                names[key[len(ENV_PREFIX):].lower()] = value
+                names[key[len(ENV_PREFIX) :].lower()] = value
         self.backends = BackendMap(names, REGISTRY)
 
     @contextmanager

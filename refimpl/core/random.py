@@ -80,9 +80,7 @@ class Generator:
     def set_state(self, new_state: object) -> Generator:
         """Restore a state from `get_state`. Torch: Generator.set_state."""
         if not isinstance(new_state, TensorImpl):
-            raise TypeError(
-                f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
-            )
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype is not uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         seed, sources = pickle.loads(bytes(new_state.tolist()))

@@ -162,8 +162,8 @@ def select(g: Geometry, dim: int, index: int) -> Geometry:
     if index < 0:
         index += n
     return Geometry(
-        g.size[:d] + g.size[d + 1:],
-        g.stride[:d] + g.stride[d + 1:],
+        g.size[:d] + g.size[d + 1 :],
+        g.stride[:d] + g.stride[d + 1 :],
         g.offset + index * g.stride[d],
     )
 
@@ -209,9 +209,7 @@ def narrow(g: Geometry, dim: int, start: int, length: int) -> Geometry:
     if start < 0:
         start += n
     if start + length > n:
-        raise RuntimeError(
-            f"start ({start}) + length ({length}) exceeds dimension size ({n})."
-        )
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return slice_(g, d, start, start + length, 1)
 
 
@@ -233,9 +231,7 @@ def squeeze(g: Geometry, dims: Sequence[int] | None = None) -> Geometry:
     else:
         drop = {d for d in dim_list(dims, ndim) if ndim and g.size[d] == 1}
     keep = [d for d in range(ndim) if d not in drop]
-    return Geometry(
-        tuple(g.size[d] for d in keep), tuple(g.stride[d] for d in keep), g.offset
-    )
+    return Geometry(tuple(g.size[d] for d in keep), tuple(g.stride[d] for d in keep), g.offset)
 
 
 def expand(g: Geometry, sizes: Sequence[int], type_desc: str = "") -> Geometry:
@@ -318,21 +314,21 @@ def unfold(g: Geometry, dimension: int, size: int, step: int) -> Geometry:
     new_size, new_stride = list(g.size), list(g.stride)
     new_size[d] = (dim_size - size) // step + 1
     new_stride[d] = step * g.stride[d]
-    return Geometry(
-        tuple(new_size) + (size,), tuple(new_stride) + (g.stride[d],), g.offset
-    )
+    return Geometry(tuple(new_size) + (size,), tuple(new_stride) + (g.stride[d],), g.offset)
 
 
 def as_strided(
-    g: Geometry, size: Sequence[int], stride: Sequence[int], storage_offset: int | None,
-    storage_elements: int, itemsize: int,
+    g: Geometry,
+    size: Sequence[int],
+    stride: Sequence[int],
+    storage_offset: int | None,
+    storage_elements: int,
+    itemsize: int,
 ) -> Geometry:
     """Torch: as_strided_tensorimpl + setStrided checks (aten/src/ATen/native/TensorShape.cpp)."""
     offset = g.offset if storage_offset is None else storage_offset
     if len(size) != len(stride):
-        raise RuntimeError(
-            "mismatch in length of strides and shape"
-        )
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
         raise RuntimeError(
             "as_strided: Negative strides are not supported at the moment, got strides: "
@@ -382,7 +378,9 @@ def infer_size(shape: Sequence[int], total: int) -> Shape:
     raise RuntimeError(f"shape '{_format_list(shape)}' is invalid for input of size {total}")
 
 
-def view_strides(size: Sequence[int], stride: Sequence[int], new_size: Sequence[int]) -> Shape | None:
+def view_strides(
+    size: Sequence[int], stride: Sequence[int], new_size: Sequence[int]
+) -> Shape | None:
     """Strides that let `new_size` view memory laid out as (`size`, `stride`), or None.
 
     Torch: computeStride in aten/src/ATen/TensorUtils.cpp: dims may be merged or split only

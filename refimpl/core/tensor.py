@@ -226,8 +226,14 @@ def make_view(source: TensorImpl, g: geometry.Geometry) -> Any:
     """
     root = source._base if source._base is not None else source
     return make_tensor(
-        source._storage, g.size, g.stride, g.offset, source._dtype,
-        base=root, version_counter=source._version_counter, cls=type(source),
+        source._storage,
+        g.size,
+        g.stride,
+        g.offset,
+        source._dtype,
+        base=root,
+        version_counter=source._version_counter,
+        cls=type(source),
     )
 
 
@@ -247,9 +253,7 @@ def from_array(array: Array, dtype: DType, backend: Backend, dev: device) -> Any
     return make_tensor(storage, size, geometry.contiguous_strides(size), 0, dtype)
 
 
-def empty_tensor(
-    size: Sequence[int], dtype: DType, dev: device, backend: Backend | None
-) -> Any:
+def empty_tensor(size: Sequence[int], dtype: DType, dev: device, backend: Backend | None) -> Any:
     """A contiguous tensor with unspecified (here: zero) values. Torch: at::empty."""
     size_t = tuple(size)
     for n in size_t:
@@ -268,7 +272,10 @@ def empty_tensor(
 
 
 def empty_strided_tensor(
-    size: tuple[int, ...], stride: tuple[int, ...], dtype: DType, dev: device,
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    dtype: DType,
+    dev: device,
     backend: Backend | None,
 ) -> Any:
     """A tensor with the given strides over a new storage just large enough (zeros).
@@ -326,7 +333,7 @@ def array_of(t: TensorImpl) -> Array:
         if offset == 0 and count == storage.size_elements:
             array = xp.reshape(flat, size)
         else:
-            array = xp.reshape(flat[offset:offset + count], size)
+            array = xp.reshape(flat[offset : offset + count], size)
     elif backend.supports_strided_views:
         array = backend.as_strided(flat, size, stride, offset)
     else:
@@ -368,9 +375,7 @@ def write_array(t: TensorImpl, values: Array) -> None:
         if offset == 0 and count == storage.size_elements:
             storage.array = xp.asarray(flat_values, copy=True)
             return
-        storage.array = xp.concat(
-            (flat[:offset], flat_values, flat[offset + count:])
-        )
+        storage.array = xp.concat((flat[:offset], flat_values, flat[offset + count :]))
         return
     # A general non-overlapping view: find, for each storage position, the element written
     # there (if any) by binary search over the sorted write positions.
@@ -386,8 +391,12 @@ def write_array(t: TensorImpl, values: Array) -> None:
 
 
 def tensor_over(
-    array: Array | None, size: tuple[int, ...], stride: tuple[int, ...], dtype: DType,
-    dev: device, backend: Backend | None,
+    array: Array | None,
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    dtype: DType,
+    dev: device,
+    backend: Backend | None,
 ) -> Any:
     """A new tensor of geometry (`size`, `stride`) whose storage is `array` read row-major.
 

@@ -171,10 +171,19 @@ _UNCONVERTIBLE_KINDS: Final = frozenset({TypeKind.Var, TypeKind.AnyEnum, TypeKin
 
 # Checkers that return an accepted value unchanged: a call whose positional arguments all use
 # one of these can keep its argument tuple as it is.
-_VALIDATORS: Final = frozenset({
-    _check_tensor, _check_tensor_or_number, _check_int, _check_float, _check_complex,
-    _check_number, _check_str, _check_generator, _check_any,
-})
+_VALIDATORS: Final = frozenset(
+    {
+        _check_tensor,
+        _check_tensor_or_number,
+        _check_int,
+        _check_float,
+        _check_complex,
+        _check_number,
+        _check_str,
+        _check_generator,
+        _check_any,
+    }
+)
 
 
 _BASE_CHECKERS: Final[dict[TypeKind, Checker]] = {

@@ -35,20 +35,29 @@ from refimpl.dispatch.table import (
 )
 
 __all__ = [
-    "Library", "custom_op", "define", "fallthrough_kernel", "impl", "register_fake",
+    "Library",
+    "custom_op",
+    "define",
+    "fallthrough_kernel",
+    "impl",
+    "register_fake",
     "register_kernel",
 ]
 
 _KINDS: Final = ("DEF", "IMPL", "FRAGMENT")
 # torch: the C++ macro each kind stands for, as its error messages name the block.
 _BLOCK_NAMES: Final = {
-    "DEF": "TORCH_LIBRARY", "IMPL": "TORCH_LIBRARY_IMPL", "FRAGMENT": "TORCH_LIBRARY_FRAGMENT",
+    "DEF": "TORCH_LIBRARY",
+    "IMPL": "TORCH_LIBRARY_IMPL",
+    "FRAGMENT": "TORCH_LIBRARY_FRAGMENT",
 }
 _RESERVED_NAMESPACES: Final = ("prim",)
 
 # torch: the device-type strings torch.library accepts, and the key each registers to.
 _DEVICE_TYPE_KEYS: Final[dict[str, DispatchKey]] = {
-    "cpu": DispatchKey.CPU, "cuda": DispatchKey.CUDA, "meta": DispatchKey.Meta,
+    "cpu": DispatchKey.CPU,
+    "cuda": DispatchKey.CUDA,
+    "meta": DispatchKey.Meta,
     "default": DispatchKey.CompositeExplicitAutograd,
 }
 
@@ -243,8 +252,13 @@ class Library:
         return DISPATCHER.entry(qualified)
 
     def impl(
-        self, op_name: str | OpOverload, fn: Callable[..., Any], dispatch_key: str = "", *,
-        with_keyset: bool = False, allow_override: bool = True,
+        self,
+        op_name: str | OpOverload,
+        fn: Callable[..., Any],
+        dispatch_key: str = "",
+        *,
+        with_keyset: bool = False,
+        allow_override: bool = True,
     ) -> None:
         """Register `fn` as the kernel of `op_name` for `dispatch_key`. Torch: Library.impl.
 
@@ -256,9 +270,7 @@ class Library:
         if fn is fallthrough_kernel:
             record = KernelRecord.fallthrough(where)
         else:
-            record = KernelRecord(
-                _checking_returns(fn, entry), where, with_keyset=with_keyset
-            )
+            record = KernelRecord(_checking_returns(fn, entry), where, with_keyset=with_keyset)
         existing = entry.kernels_for(key)
         if existing:
             if not allow_override:
@@ -275,7 +287,8 @@ class Library:
                     f"operator and the same dispatch key\n  operator: {entry.schema}\n    "
                     f"{entry.schema_debug}\n  dispatch key: {key.name}\n  previous kernel: "
                     f"{existing[0].debug}\n       new kernel: {where}",
-                    UserWarning, stacklevel=2,
+                    UserWarning,
+                    stacklevel=2,
                 )
         entry.register_kernel(key, record)
         self._state.kernels.append((entry, key, record))
@@ -356,7 +369,10 @@ def _qualified(op: str | OpOverload | CustomOpDef) -> str:
 
 
 def impl(
-    qualname: str, types: str | Sequence[str], func: Callable[..., Any] | None = None, *,
+    qualname: str,
+    types: str | Sequence[str],
+    func: Callable[..., Any] | None = None,
+    *,
     lib: Library | None = None,
 ) -> Any:
     """Register a kernel for device types ("cpu", "cuda") or a dispatch key name.
@@ -379,8 +395,12 @@ def impl(
 
 
 def register_kernel(
-    op: str | OpOverload | CustomOpDef, device_types: str | Sequence[str] | None,
-    func: Callable[..., Any] | None = None, /, *, lib: Library | None = None,
+    op: str | OpOverload | CustomOpDef,
+    device_types: str | Sequence[str] | None,
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    lib: Library | None = None,
 ) -> Any:
     """Register a kernel of an operator for device types. Torch: torch.library.register_kernel."""
     if isinstance(op, CustomOpDef):
@@ -397,8 +417,12 @@ def register_kernel(
 
 
 def register_fake(
-    op: str | OpOverload | CustomOpDef, func: Callable[..., Any] | None = None, /, *,
-    lib: Library | None = None, allow_override: bool = True,
+    op: str | OpOverload | CustomOpDef,
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    lib: Library | None = None,
+    allow_override: bool = True,
 ) -> Any:
     """Register the fake (Meta) implementation: shapes and dtypes without data.
 
@@ -431,14 +455,17 @@ def _schema_type(annotation: Any, name: str) -> str:
     if isinstance(annotation, type) and issubclass(annotation, TensorImpl):
         return "Tensor"
     table: dict[Any, str] = {
-        int: "SymInt", float: "float", bool: "bool", str: "str", DType: "ScalarType",
-        device: "Device", complex: "complex",
+        int: "SymInt",
+        float: "float",
+        bool: "bool",
+        str: "str",
+        DType: "ScalarType",
+        device: "Device",
+        complex: "complex",
     }
     found = table.get(annotation)
     if found is None:
-        raise ValueError(
-            f"infer_schema(func): Parameter {name} has unsupported type {annotation}."
-        )
+        raise ValueError(f"infer_schema(func): Parameter {name} has unsupported type {annotation}.")
     return found
 
 
@@ -446,8 +473,10 @@ def infer_schema(fn: Callable[..., Any], mutates_args: str | Sequence[str]) -> s
     """The schema of a Python function from its annotations. Torch: torch.library.infer_schema."""
     hints = typing.get_type_hints(fn)
     signature = inspect.signature(fn)
-    mutated = set() if mutates_args == "unknown" else set(
-        [mutates_args] if isinstance(mutates_args, str) else mutates_args
+    mutated = (
+        set()
+        if mutates_args == "unknown"
+        else set([mutates_args] if isinstance(mutates_args, str) else mutates_args)
     )
     parts: list[str] = []
     alias = 0
@@ -464,9 +493,12 @@ def infer_schema(fn: Callable[..., Any], mutates_args: str | Sequence[str]) -> s
         default = ""
         if param.default is not inspect.Parameter.empty:
             default = "=None" if param.default is None else f"={param.default!r}".replace("'", '"')
-        prefix = "*, " if param.kind is inspect.Parameter.KEYWORD_ONLY and not any(
-            p.startswith("*") for p in parts
-        ) else ""
+        prefix = (
+            "*, "
+            if param.kind is inspect.Parameter.KEYWORD_ONLY
+            and not any(p.startswith("*") for p in parts)
+            else ""
+        )
         parts.append(f"{prefix}{text} {param.name}{default}")
     returns = hints.get("return")
     if returns is None or returns is type(None):
@@ -485,7 +517,9 @@ class CustomOpDef:
     per-device kernels can be added.
     """
 
-    def __init__(self, qualname: str, schema: str, fn: Callable[..., Any], tags: Sequence[str]) -> None:
+    def __init__(
+        self, qualname: str, schema: str, fn: Callable[..., Any], tags: Sequence[str]
+    ) -> None:
         self._qualname = qualname
         self._lib = Library(qualname.partition("::")[0], "FRAGMENT")
         self._name = qualname.partition("::")[2]
@@ -531,8 +565,13 @@ class CustomOpDef:
 
 
 def custom_op(
-    name: str, fn: Callable[..., Any] | None = None, /, *, mutates_args: str | Sequence[str],
-    device_types: str | Sequence[str] | None = None, schema: str | None = None,
+    name: str,
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    mutates_args: str | Sequence[str],
+    device_types: str | Sequence[str] | None = None,
+    schema: str | None = None,
     tags: Sequence[str] | None = None,
 ) -> Any:
     """Define an operator from a Python function. Torch: torch.library.custom_op.

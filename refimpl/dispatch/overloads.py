@@ -285,9 +285,7 @@ class OpOverloadPacket:
         overload = "" if attr == "default" else attr
         found = self._registry.overloads(self._qualified_op_name).get(overload)
         if found is None:
-            raise AttributeError(
-                f"The underlying op of '{self}' has no overload name '{attr}'"
-            )
+            raise AttributeError(f"The underlying op of '{self}' has no overload name '{attr}'")
         schema_text, tags = found
         op = OpOverload(self, parse_schema(schema_text), tags)
         # Cache on the packet: later lookups are plain attribute reads.
@@ -344,7 +342,9 @@ class OpNamespace:
         if packet is None and op_name.startswith("__"):
             raise AttributeError(op_name)
         if packet is None:
-            raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+            raise AttributeError(
+                f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'"
+            )
         # Cache on the namespace: later lookups are plain attribute reads.
         setattr(self, op_name, packet)
         return packet

@@ -14,9 +14,16 @@ from refimpl.ops import arithmetic as arithmetic
 from refimpl.ops import binary as binary
 from refimpl.ops import compare as compare
 from refimpl.ops import complex as complex
+from refimpl.ops import construction as construction
 from refimpl.ops import data as data
+from refimpl.ops import gather_scatter as gather_scatter
+from refimpl.ops import index as index
+from refimpl.ops import join as join
 from refimpl.ops import like as like
+from refimpl.ops import matmul as matmul
 from refimpl.ops import pointwise as pointwise
+from refimpl.ops import reduction as reduction
+from refimpl.ops import scan as scan
 from refimpl.ops import selection as selection
 from refimpl.ops import special as special
 from refimpl.ops import special_polynomials as special_polynomials

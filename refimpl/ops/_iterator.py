@@ -95,30 +95,46 @@ class Builder(enum.Enum):
 # (or none) do not cast; see ResultDtype.BOOL and `cast_bool_to_outputs`.
 CONFIGS: Final[dict[Builder, IterConfig]] = {
     Builder.BINARY_OP: IterConfig(
-        promote_inputs_to_common_dtype=True, cast_common_dtype_to_outputs=True,
-        enforce_safe_casting_to_output=True, check_all_same_dtype=False, allow_cpu_scalars=True,
+        promote_inputs_to_common_dtype=True,
+        cast_common_dtype_to_outputs=True,
+        enforce_safe_casting_to_output=True,
+        check_all_same_dtype=False,
+        allow_cpu_scalars=True,
     ),
     Builder.BINARY_FLOAT_OP: IterConfig(
-        promote_inputs_to_common_dtype=True, promote_integer_inputs_to_float=True,
-        cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True,
-        check_all_same_dtype=False, allow_cpu_scalars=True,
+        promote_inputs_to_common_dtype=True,
+        promote_integer_inputs_to_float=True,
+        cast_common_dtype_to_outputs=True,
+        enforce_safe_casting_to_output=True,
+        check_all_same_dtype=False,
+        allow_cpu_scalars=True,
     ),
     Builder.COMPARISON_OP: IterConfig(
-        promote_inputs_to_common_dtype=True, check_all_same_dtype=False, allow_cpu_scalars=True,
-        result=ResultDtype.BOOL, cast_bool_to_outputs=True,
+        promote_inputs_to_common_dtype=True,
+        check_all_same_dtype=False,
+        allow_cpu_scalars=True,
+        result=ResultDtype.BOOL,
+        cast_bool_to_outputs=True,
     ),
     Builder.UNARY_OP: IterConfig(),
     Builder.UNARY_FLOAT_OP: IterConfig(
-        promote_inputs_to_common_dtype=True, promote_integer_inputs_to_float=True,
-        cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True,
+        promote_inputs_to_common_dtype=True,
+        promote_integer_inputs_to_float=True,
+        cast_common_dtype_to_outputs=True,
+        enforce_safe_casting_to_output=True,
         check_all_same_dtype=False,
     ),
     Builder.UNARY_FORCE_BOOLEAN_OP: IterConfig(
-        check_all_same_dtype=False, result=ResultDtype.BOOL, cast_bool_to_outputs=True,
+        check_all_same_dtype=False,
+        result=ResultDtype.BOOL,
+        cast_bool_to_outputs=True,
     ),
     Builder.TERNARY_OP: IterConfig(
-        promote_inputs_to_common_dtype=True, cast_common_dtype_to_outputs=True,
-        enforce_safe_casting_to_output=True, check_all_same_dtype=False, allow_cpu_scalars=True,
+        promote_inputs_to_common_dtype=True,
+        cast_common_dtype_to_outputs=True,
+        enforce_safe_casting_to_output=True,
+        check_all_same_dtype=False,
+        allow_cpu_scalars=True,
     ),
 }
 
@@ -177,7 +193,8 @@ def _check_overlaps(out: TensorImpl, inputs: Sequence[Operand]) -> None:
         raise RuntimeError(layout.INTERNAL_OVERLAP_MESSAGE)
     for value in inputs:
         if (
-            isinstance(value, TensorImpl) and value is not out
+            isinstance(value, TensorImpl)
+            and value is not out
             and value._storage is out._storage
             and _overlap(out, value) is layout.Overlap.PARTIAL
         ):
@@ -210,7 +227,11 @@ def operand_key(value: Operand) -> object:
         storage = value._storage
         # The key set tells the device type; the index and the backend complete the device.
         return (
-            value._dtype, value._size, value._stride, value._key_set, storage.backend,
+            value._dtype,
+            value._size,
+            value._stride,
+            value._key_set,
+            storage.backend,
             storage.device._index,
         )
     kind = type(value)
@@ -250,7 +271,9 @@ def plan(
             _PLANS.clear()
         _PLANS[key] = found
     if (
-        to_real and out is not None and not found.resize
+        to_real
+        and out is not None
+        and not found.resize
         and layout.has_internal_overlap(out._size, out._stride)
     ):
         # torch: the copy of the real part into `out` checks it, after the dtype checks.
@@ -268,8 +291,10 @@ def _complex_into_real(
     """
     first = inputs[0] if inputs else None
     return (
-        out is not None and iter_config.result is ResultDtype.TO_REAL
-        and isinstance(first, TensorImpl) and first._dtype.is_complex
+        out is not None
+        and iter_config.result is ResultDtype.TO_REAL
+        and isinstance(first, TensorImpl)
+        and first._dtype.is_complex
         and not out._dtype.is_complex
     )
 
@@ -289,14 +314,14 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         resize = True
     common, kernel_dtype, output_dtype = _dtypes(iter_config, inputs, out)
     dev, backend = _device(iter_config, inputs, out)
-    order, out_stride = _layout(
-        shape, inputs, out, resize, iter_config, common, dev.type == "cpu"
-    )
+    order, out_stride = _layout(shape, inputs, out, resize, iter_config, common, dev.type == "cpu")
     first = inputs[0]
     if resize and _complex_into_real(iter_config, inputs, out):
         order, out_stride = None, geometry.contiguous_strides(shape)
     elif (
-        out is None and iter_config.result is ResultDtype.TO_REAL and common.is_complex
+        out is None
+        and iter_config.result is ResultDtype.TO_REAL
+        and common.is_complex
         and isinstance(first, TensorImpl)
     ):
         # torch: unary_op_impl_with_complex_to_float allocates the real result with
@@ -305,8 +330,9 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         order = _order_of(shape, out_stride)
     # where's bool condition reaches the kernel as bool; every other input in the common dtype.
     targets = tuple(
-        bool_ if i == 0 and iter_config.bool_condition and isinstance(v, TensorImpl)
-        and v._dtype is bool_ else common
+        bool_
+        if i == 0 and iter_config.bool_condition and isinstance(v, TensorImpl) and v._dtype is bool_
+        else common
         for i, v in enumerate(inputs)
     )
     direct = tuple(
@@ -315,12 +341,25 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
     )
     simple = order is None and output_dtype is kernel_dtype and backend is not None
     out_temporary = (
-        out is not None and dev.type == "cpu" and _casts_output(iter_config, common, out)
+        out is not None
+        and dev.type == "cpu"
+        and _casts_output(iter_config, common, out)
         and not _complex_into_real(iter_config, inputs, out)
     )
     return Plan(
-        shape, common, kernel_dtype, output_dtype, dev, backend, order, out_stride, resize,
-        direct, simple, out_temporary, targets,
+        shape,
+        common,
+        kernel_dtype,
+        output_dtype,
+        dev,
+        backend,
+        order,
+        out_stride,
+        resize,
+        direct,
+        simple,
+        out_temporary,
+        targets,
     )
 
 
@@ -373,8 +412,10 @@ def _dtypes(
         )
     # torch: unary_op_impl_with_complex_to_float_out.
     if (
-        result_rule is ResultDtype.TO_REAL and common.is_complex
-        and not out._dtype.is_complex and not can_cast(kernel_dtype, out._dtype)
+        result_rule is ResultDtype.TO_REAL
+        and common.is_complex
+        and not out._dtype.is_complex
+        and not can_cast(kernel_dtype, out._dtype)
     ):
         raise RuntimeError(
             f"result type {kernel_dtype.scalar_name} can't be cast to the desired output "
@@ -394,8 +435,9 @@ def _device(
     if not tensors:
         return _CPU, config.backends.resolve("cpu")
     first = tensors[0]._storage
-    if all(t._storage.device == first.device and t._storage.backend is first.backend
-           for t in tensors):
+    if all(
+        t._storage.device == first.device and t._storage.backend is first.backend for t in tensors
+    ):
         return first.device, first.backend
     devices = [t._storage.device for t in tensors]
     if any(d.type == "meta" for d in devices):
@@ -405,8 +447,11 @@ def _device(
     for t in tensors:
         dev = t._storage.device
         if (
-            common.type != "cpu" and iter_config.allow_cpu_scalars and t is not out
-            and not t._size and dev.type == "cpu"
+            common.type != "cpu"
+            and iter_config.allow_cpu_scalars
+            and t is not out
+            and not t._size
+            and dev.type == "cpu"
         ):
             cpu_scalars += 1
             if cpu_scalars > 1:
@@ -467,8 +512,13 @@ def _common_backend(tensors: Sequence[TensorImpl], dev: device) -> Backend | Non
 
 
 def _layout(
-    shape: Shape, inputs: Sequence[Operand], out: TensorImpl | None, resize: bool,
-    iter_config: IterConfig, common: DType, on_cpu: bool,
+    shape: Shape,
+    inputs: Sequence[Operand],
+    out: TensorImpl | None,
+    resize: bool,
+    iter_config: IterConfig,
+    common: DType,
+    on_cpu: bool,
 ) -> tuple[Shape | None, Shape]:
     """(dim order or None for row-major, strides of an allocated output).
 
@@ -487,7 +537,8 @@ def _layout(
     promote = iter_config.promote_inputs_to_common_dtype
     voting.extend(
         _iterated(v, promote and not (i == 0 and iter_config.bool_condition), common, on_cpu)
-        for i, v in enumerate(inputs) if isinstance(v, TensorImpl) and v is not out
+        for i, v in enumerate(inputs)
+        if isinstance(v, TensorImpl) and v is not out
     )
     if all(size == shape for size, _, _ in voting) and voting:
         fast = layout.fast_setup([(size, stride) for size, stride, _ in voting])
@@ -618,9 +669,7 @@ def run(
     shape = p.shape
     if order is not None:
         axes = tuple(reversed(order))
-        arrays = [
-            xp.permute_dims(xp.broadcast_to(a, shape), axes) if a.ndim else a for a in arrays
-        ]
+        arrays = [xp.permute_dims(xp.broadcast_to(a, shape), axes) if a.ndim else a for a in arrays]
         shape = tuple(shape[d] for d in axes)
     result = kernel(xp, *arrays, **extra)
     if tuple(result.shape) != shape:

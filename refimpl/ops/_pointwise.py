@@ -123,7 +123,10 @@ class PointwiseOp:
     """
 
     def __init__(
-        self, block: OpBlock, iter_config: IterConfig | ConfigChoice, operands: tuple[str, ...],
+        self,
+        block: OpBlock,
+        iter_config: IterConfig | ConfigChoice,
+        operands: tuple[str, ...],
         opmath: bool = False,
     ) -> None:
         self.opmath = opmath
@@ -224,13 +227,13 @@ class PointwiseOp:
         if error is not None or (self._accepted is not None and dtype.name not in self._accepted):
             kind, message = error or (
                 "NotImplementedError",
-                f'"{self.name}_cpu" not implemented for \'{dtype.scalar_name}\'',
+                f"\"{self.name}_cpu\" not implemented for '{dtype.scalar_name}'",
             )
             raise _ERRORS.get(kind, RuntimeError)(message)
         kernel = self._kernels.get(dtype, self._default_kernel)
         if kernel is None:
             raise NotImplementedError(
-                f'"{self.name}_cpu" not implemented for \'{dtype.scalar_name}\''
+                f"\"{self.name}_cpu\" not implemented for '{dtype.scalar_name}'"
             )
         if self.opmath and dtype in (float16, bfloat16):
             # Wrapped once per kernel, not per call.
@@ -295,9 +298,7 @@ class PointwiseOp:
         extra_positional = tuple(
             (a.name, i) for i, a in enumerate(positional) if a.name not in self.operands
         )
-        extra_keywords = tuple(
-            a.name for a in schema.arguments if a.kwarg_only and not a.is_write
-        )
+        extra_keywords = tuple(a.name for a in schema.arguments if a.kwarg_only and not a.is_write)
         out_name = next((a.name for a in schema.arguments if a.kwarg_only and a.is_write), None)
         call = self.__call__
         inplace_checks = self._inplace_checks  # the list itself: later registrations count

@@ -90,7 +90,9 @@ def defop(schema_text: str) -> OpBlock:
     name, overload = _split_name(schema_text)
     spec = spec_overload(f"aten::{name}", overload)
     if spec is None:
-        raise RuntimeError(f"refimpl: torch 2.13 has no overload aten::{name}.{overload or 'default'}")
+        raise RuntimeError(
+            f"refimpl: torch 2.13 has no overload aten::{name}.{overload or 'default'}"
+        )
     expected = spec.schema.removeprefix("aten::")
     if schema_text != expected:
         raise RuntimeError(
@@ -104,8 +106,10 @@ def defop(schema_text: str) -> OpBlock:
 def defop_spec(spec: SpecOverload) -> OpBlock:
     """The block for an overload found in the spec rather than written inline (the in-place
     and out= companions of a `pointwise` declaration, which are checked to pair with it)."""
-    op: OpOverload = getattr(getattr(namespace(spec.name.partition("::")[0]),
-                                     spec.name.partition("::")[2]), spec.overload or "default")
+    op: OpOverload = getattr(
+        getattr(namespace(spec.name.partition("::")[0]), spec.name.partition("::")[2]),
+        spec.overload or "default",
+    )
     return OpBlock(op, DISPATCHER.entry(op.name()), spec)
 
 

@@ -85,15 +85,15 @@ def add_compute_bool(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Sc
 
 add.compute(dtypes=(bool_,))(add_compute_bool)
 
-def add_compute_complex(
-    xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar
-) -> Array:
+
+def add_compute_complex(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     # A complex product is not an identity even for alpha 1 ((1+0j) * (inf+0j) is inf+nanj),
     # and torch always multiplies, so complex results multiply always.
     return xp.add(self, _scaled(xp, other, alpha))
 
 
 add.compute(dtypes=COMPLEX)(add_compute_complex)
+
 
 @add.compute
 def add_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
@@ -137,9 +137,7 @@ sub.check(add_check)
 
 
 @sub.compute(dtypes=COMPLEX)
-def sub_compute_complex(
-    xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar
-) -> Array:
+def sub_compute_complex(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     # As add: torch always multiplies complex operands by alpha.
     return xp.subtract(self, _scaled(xp, other, alpha))
 
@@ -168,9 +166,7 @@ rsub.check(add_check)
 
 
 @rsub.compute(dtypes=COMPLEX)
-def rsub_compute_complex(
-    xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar
-) -> Array:
+def rsub_compute_complex(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     # As add: torch always multiplies complex operands by alpha.
     return xp.subtract(other, _scaled(xp, self, alpha))
 
@@ -198,6 +194,7 @@ def mul_compute_bool(xp: ArrayNamespace, self: Array, other: Array) -> Array:
 
 mul.compute(dtypes=(bool_,))(mul_compute_bool)
 
+
 @mul.compute
 def mul_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     """self * other. Torch: mul_kernel in BinaryOpsKernel.cpp."""
@@ -216,8 +213,7 @@ def _div_config(extra: dict[str, Any]) -> IterConfig:
     if mode in ("trunc", "floor"):
         return CONFIGS[Builder.BINARY_OP]
     raise RuntimeError(
-        "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-        f"'{mode}'"
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
     )
 
 
@@ -275,7 +271,7 @@ def div_mode_check(p: Plan, *, rounding_mode: str | None) -> None:
     dtype = p.common_dtype
     if dtype is bool_ or dtype.is_complex:
         raise NotImplementedError(
-            f'"div_{rounding_mode}_cpu" not implemented for \'{dtype.scalar_name}\''
+            f"\"div_{rounding_mode}_cpu\" not implemented for '{dtype.scalar_name}'"
         )
 
 
@@ -318,26 +314,30 @@ _ALIASES: Final[tuple[tuple[str, str], ...]] = (
     ("true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", "div_.Scalar"),
     ("divide.Tensor(Tensor self, Tensor other) -> Tensor", "div.Tensor"),
     ("divide.Scalar(Tensor self, Scalar other) -> Tensor", "div.Scalar"),
-    ("divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
-     "div.Tensor_mode"),
-    ("divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
-     "div.Scalar_mode"),
+    (
+        "divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+        "div.Tensor_mode",
+    ),
+    (
+        "divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor",
+        "div.Scalar_mode",
+    ),
     ("divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", "div.out"),
     (
-        ("divide.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) "
-         "-> Tensor(a!)"),
+        (
+            "divide.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) "
+            "-> Tensor(a!)"
+        ),
         "div.out_mode",
     ),
     ("divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", "div_.Tensor"),
     ("divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", "div_.Scalar"),
     (
-        ("divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) "
-         "-> Tensor(a!)"),
+        ("divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)"),
         "div_.Tensor_mode",
     ),
     (
-        ("divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) "
-         "-> Tensor(a!)"),
+        ("divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)"),
         "div_.Scalar_mode",
     ),
     ("multiply.Tensor(Tensor self, Tensor other) -> Tensor", "mul.Tensor"),
@@ -348,14 +348,20 @@ _ALIASES: Final[tuple[tuple[str, str], ...]] = (
     ("subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "sub.Tensor"),
     ("subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "sub.Scalar"),
     (
-        ("subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) "
-         "-> Tensor(a!)"),
+        (
+            "subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) "
+            "-> Tensor(a!)"
+        ),
         "sub.out",
     ),
-    ("subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-     "sub_.Tensor"),
-    ("subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-     "sub_.Scalar"),
+    (
+        "subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+        "sub_.Tensor",
+    ),
+    (
+        "subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+        "sub_.Scalar",
+    ),
 )
 
 
@@ -388,7 +394,7 @@ def _div_floor_refuses(name: str) -> Any:
     def kernel(xp: ArrayNamespace, self: Array, other: Array) -> Array:
         # torch: div_floor_kernel dispatches over integers and floats only (the spec has no
         # dtype facts for floor_divide, so the error is written here).
-        raise NotImplementedError(f'"div_floor_cpu" not implemented for \'{name}\'')
+        raise NotImplementedError(f"\"div_floor_cpu\" not implemented for '{name}'")
 
     return kernel
 

@@ -169,9 +169,7 @@ pow_scalar.compute(dtypes=(bool_,))(pow_scalar_compute_bool)
 pow_scalar.compute(pow_scalar_arrays)
 
 
-def _pow_base_scalar(
-    self: Scalar, exponent: TensorImpl, out: TensorImpl | None
-) -> TensorImpl:
+def _pow_base_scalar(self: Scalar, exponent: TensorImpl, out: TensorImpl | None) -> TensorImpl:
     """Torch: TORCH_META_FUNC2(pow, Scalar) allocates the result contiguous with the
     exponent's sizes (not layout-preserving); pow_Scalar_out fills ones for base 1 and
     otherwise runs pow.Tensor_Tensor with the base as a wrapped number."""
@@ -190,7 +188,9 @@ def _pow_base_scalar(
 
 
 pow_base = defop("pow.Scalar(Scalar self, Tensor exponent) -> Tensor")
-pow_base_out = defop("pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)")
+pow_base_out = defop(
+    "pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)"
+)
 
 
 def pow_base_kernel(self: Scalar, exponent: TensorImpl) -> TensorImpl:
@@ -225,8 +225,7 @@ pow_base.kernel(DispatchKey.Meta)(pow_base_meta)
 def _float_power_dtype(*values: Operand) -> DType:
     """Torch: float_power computes in float64, or complex128 when anything is complex."""
     complex_ = any(
-        v._dtype.is_complex if isinstance(v, TensorImpl) else isinstance(v, complex)
-        for v in values
+        v._dtype.is_complex if isinstance(v, TensorImpl) else isinstance(v, complex) for v in values
     )
     return complex128 if complex_ else float64
 
@@ -296,8 +295,10 @@ _FLOAT_POWER: Final[tuple[tuple[str, Callable[..., Any]], ...]] = (
         ),
         _float_power_out,
     ),
-    ("float_power.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)",
-     _float_power_out),
+    (
+        "float_power.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)",
+        _float_power_out,
+    ),
     ("float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", _float_power_),
     ("float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", _float_power_),
 )
@@ -369,9 +370,9 @@ for _name, _dunder_name, _, _ in _BITWISE:
         defop(f"{_dunder_name}.{_overload}(Tensor self, {_arg} other) -> Tensor").decomposition(
             _dunder(f"{_name}.{_overload}")
         )
-        defop(
-            f"{_inplace}.{_overload}(Tensor(a!) self, {_arg} other) -> Tensor(a!)"
-        ).decomposition(_dunder(f"{_name}_.{_overload}"))
+        defop(f"{_inplace}.{_overload}(Tensor(a!) self, {_arg} other) -> Tensor(a!)").decomposition(
+            _dunder(f"{_name}_.{_overload}")
+        )
 
 
 # --- shifts ----------------------------------------------------------------------------------
@@ -541,7 +542,8 @@ def arctan2__decomposition(self: TensorImpl, other: TensorImpl) -> Any:
 
 
 heaviside = pointwise(
-    "heaviside(Tensor self, Tensor values) -> Tensor", Builder.BINARY_OP,
+    "heaviside(Tensor self, Tensor values) -> Tensor",
+    Builder.BINARY_OP,
     operands=("self", "values"),
 )
 
@@ -613,7 +615,11 @@ def ldexp_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
 
 def _std_ldexp(self: TensorImpl, other: TensorImpl) -> bool:
     """Whether torch takes the std::ldexp kernel (and checks the exponent's dtype)."""
-    if not self._dtype.is_floating_point or other._dtype.is_floating_point or other._dtype.is_complex:
+    if (
+        not self._dtype.is_floating_point
+        or other._dtype.is_floating_point
+        or other._dtype.is_complex
+    ):
         return False
     if other._dtype is bool_:
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
@@ -636,9 +642,7 @@ def ldexp_out_kernel(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) ->
     mul_out(out, self, pow(2.0, other))."""
     std = _std_ldexp(self, other)
     power = None if std else aten.pow.Scalar(2.0, other)
-    result_dtype = self._dtype if power is None else result_type_of(
-        (_kind(self), _kind(power))
-    )
+    result_dtype = self._dtype if power is None else result_type_of((_kind(self), _kind(power)))
     if not promotion.can_cast(result_dtype, out._dtype):
         raise RuntimeError(
             f"ldexp can't be cast to the desired output type {out._dtype.scalar_name}"
@@ -725,7 +729,6 @@ def xlogy_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     product = self * xp.log(other)
     zero = xp.where(self == 0, xp.zeros_like(product), product)
     return xp.where(xp.isnan(other), other, zero)
-
 
 
 # --- gcd, lcm --------------------------------------------------------------------------------

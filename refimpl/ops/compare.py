@@ -36,7 +36,9 @@ def _ordered(fn_name: str) -> ArrayFn:
             self, other = xp.astype(self, xp.int8), xp.astype(other, xp.int8)
         return getattr(xp, fn_name)(self, other)
 
-    compute.__doc__ = f"Elementwise {fn_name}. Torch: the comparison kernels of BinaryOpsKernel.cpp."
+    compute.__doc__ = (
+        f"Elementwise {fn_name}. Torch: the comparison kernels of BinaryOpsKernel.cpp."
+    )
     return compute
 
 
@@ -76,9 +78,9 @@ for _name, _, _alias_name in _COMPARISONS:
     if _alias_name is None:
         continue
     for _overload, _arg in (("Tensor", "Tensor"), ("Scalar", "Scalar")):
-        defop(
-            f"{_alias_name}.{_overload}(Tensor self, {_arg} other) -> Tensor"
-        ).decomposition(_alias(f"{_name}.{_overload}"))
+        defop(f"{_alias_name}.{_overload}(Tensor self, {_arg} other) -> Tensor").decomposition(
+            _alias(f"{_name}.{_overload}")
+        )
         defop(
             f"{_alias_name}.{_OUT_OF[_overload]}(Tensor self, {_arg} other, *, "
             "Tensor(a!) out) -> Tensor(a!)"
@@ -162,9 +164,7 @@ def isclose_decomposition(
     Torch: isclose in TensorCompare.cpp (CompositeImplicitAutograd); the same op sequence.
     """
     if self._dtype is not other._dtype:
-        raise RuntimeError(
-            f"{self._dtype.scalar_name} did not match {other._dtype.scalar_name}"
-        )
+        raise RuntimeError(f"{self._dtype.scalar_name} did not match {other._dtype.scalar_name}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
     if atol < 0:
@@ -204,9 +204,7 @@ def allclose_kernel(
     """Whether every element is close. Torch: allclose in TensorCompare.cpp
     (isclose(...).all().item())."""
     if self._dtype is not other._dtype:
-        raise RuntimeError(
-            f"{self._dtype.scalar_name} did not match {other._dtype.scalar_name}"
-        )
+        raise RuntimeError(f"{self._dtype.scalar_name} did not match {other._dtype.scalar_name}")
     close = aten.isclose.default(self, other, rtol, atol, equal_nan)
     return _all(close)
 

@@ -100,8 +100,13 @@ def polar_compute(xp: ArrayNamespace, abs: Array, angle: Array) -> Array:
 
 
 def _retyped(
-    source: TensorImpl, array: Array | None, count: int, dtype: DType,
-    size: tuple[int, ...], stride: tuple[int, ...], offset: int,
+    source: TensorImpl,
+    array: Array | None,
+    count: int,
+    dtype: DType,
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
 ) -> Any:
     storage = source._storage
     new = Storage(array, count, dtype, storage.device, storage.backend)
@@ -127,8 +132,13 @@ def view_as_real_kernel(self: TensorImpl) -> Any:
         pairs = xp.reshape(xp.stack((xp.real(flat), xp.imag(flat)), axis=-1), (-1,))
     # Differs: a copy of the storage, not a view of it. See Note [Complex views are copies].
     return _retyped(
-        self, pairs, 2 * storage.size_elements, self._dtype.to_real(), (*self._size, 2),
-        (*(2 * s for s in self._stride), 1), 2 * self._storage_offset,
+        self,
+        pairs,
+        2 * storage.size_elements,
+        self._dtype.to_real(),
+        (*self._size, 2),
+        (*(2 * s for s in self._stride), 1),
+        2 * self._storage_offset,
     )
 
 
@@ -163,11 +173,16 @@ def view_as_complex_kernel(self: TensorImpl) -> Any:
     values = None
     if flat is not None and backend is not None:
         xp = backend.xp
-        values = make_complex(xp, flat[0:2 * count:2], flat[1:2 * count:2])
+        values = make_complex(xp, flat[0 : 2 * count : 2], flat[1 : 2 * count : 2])
     # Differs: a copy of the storage, not a view of it. See Note [Complex views are copies].
     return _retyped(
-        self, values, count, self._dtype.to_complex(), self._size[:-1],
-        tuple(s // 2 for s in self._stride[:-1]), self._storage_offset // 2,
+        self,
+        values,
+        count,
+        self._dtype.to_complex(),
+        self._size[:-1],
+        tuple(s // 2 for s in self._stride[:-1]),
+        self._storage_offset // 2,
     )
 
 

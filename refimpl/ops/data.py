@@ -61,8 +61,13 @@ def broadcast_shapes(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 # int32 or int64, for nan, infinities and values out of range; int8, uint8 and int16 are
 # reached through int32 and keep its low bits (float 300.5 -> uint8 44, -3.7 -> uint8 253,
 # nan -> 0). Measured on torch 2.13 CPU; pytorch-semantics.md notes this is UB in C++.
-_INDEFINITE_LIMIT: Final = {"int64": 2**63, "int32": 2**31, "int16": 2**31, "int8": 2**31,
-                             "uint8": 2**31}
+_INDEFINITE_LIMIT: Final = {
+    "int64": 2**63,
+    "int32": 2**31,
+    "int16": 2**31,
+    "int8": 2**31,
+    "uint8": 2**31,
+}
 
 
 def cast_array(xp: Any, array: Array, source: DType, target: DType, backend: Backend) -> Array:
@@ -82,7 +87,8 @@ def cast_array(xp: Any, array: Array, source: DType, target: DType, backend: Bac
         # Differs: torch warns once per process (TORCH_WARN_ONCE) and appends
         # " (Triggered internally at ...Copy.cpp...)"; refimpl warns through Python's filters.
         warnings.warn(
-            "Casting complex values to real discards the imaginary part", UserWarning,
+            "Casting complex values to real discards the imaginary part",
+            UserWarning,
             stacklevel=4,
         )
         array = xp.real(array)
@@ -212,7 +218,10 @@ def _memory_order(stride: tuple[int, ...]) -> list[int]:
 
 
 def copy_laid_out(
-    src: TensorImpl, dtype: DType, dev: device, backend: Backend | None,
+    src: TensorImpl,
+    dtype: DType,
+    dev: device,
+    backend: Backend | None,
     stride: tuple[int, ...],
 ) -> Any:
     """A new tensor with `src`'s values as `dtype` on `dev`, with dense strides `stride`.
@@ -246,7 +255,10 @@ def copy_laid_out(
 
 
 def to_copy(
-    src: TensorImpl, dtype: DType, dev: device, backend: Backend | None,
+    src: TensorImpl,
+    dtype: DType,
+    dev: device,
+    backend: Backend | None,
     fmt: memory_format | None = None,
 ) -> Any:
     """A new tensor with `src`'s values as `dtype` on `dev`, laid out as `fmt` asks.
@@ -267,7 +279,11 @@ def alias_detached(src: TensorImpl, *, share_version: bool) -> Any:
     Torch: detach (shares the version counter) and Tensor.data (a fresh counter).
     """
     return make_tensor(
-        src._storage, src._size, src._stride, src._storage_offset, src._dtype,
+        src._storage,
+        src._size,
+        src._stride,
+        src._storage_offset,
+        src._dtype,
         version_counter=src._version_counter if share_version else VersionCounter(),
         cls=type(src),
     )

@@ -26,7 +26,10 @@ CEA: Final = DispatchKey.CompositeExplicitAutograd
 
 
 def _like(
-    self: TensorImpl, dtype: DType | None, dev: device | None, memory_format: object,
+    self: TensorImpl,
+    dtype: DType | None,
+    dev: device | None,
+    memory_format: object,
 ) -> Any:
     """An uninitialised tensor shaped like `self`, in `self`'s layout unless a memory format
     says otherwise. Torch: empty_like (TensorFactories.cpp)."""
@@ -49,8 +52,13 @@ empty_like = defop(
 
 @empty_like.kernel(CEA)
 def empty_like_kernel(
-    self: TensorImpl, *, dtype: DType | None, layout: Any, device: device | None,
-    pin_memory: bool | None, memory_format: object,
+    self: TensorImpl,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: bool | None,
+    memory_format: object,
 ) -> Any:
     """A tensor like `self` with unspecified values. Torch: empty_like."""
     return _like(self, dtype, device, memory_format)
@@ -64,8 +72,13 @@ zeros_like = defop(
 
 @zeros_like.kernel(CEA)
 def zeros_like_kernel(
-    self: TensorImpl, *, dtype: DType | None, layout: Any, device: device | None,
-    pin_memory: bool | None, memory_format: object,
+    self: TensorImpl,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: bool | None,
+    memory_format: object,
 ) -> Any:
     """A tensor of zeros like `self`. Torch: zeros_like."""
     return data.fill_(_like(self, dtype, device, memory_format), 0)
@@ -79,8 +92,13 @@ ones_like = defop(
 
 @ones_like.kernel(CEA)
 def ones_like_kernel(
-    self: TensorImpl, *, dtype: DType | None, layout: Any, device: device | None,
-    pin_memory: bool | None, memory_format: object,
+    self: TensorImpl,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: bool | None,
+    memory_format: object,
 ) -> Any:
     """A tensor of ones like `self`. Torch: ones_like."""
     return data.fill_(_like(self, dtype, device, memory_format), 1)
@@ -94,8 +112,14 @@ full_like = defop(
 
 @full_like.kernel(CEA)
 def full_like_kernel(
-    self: TensorImpl, fill_value: Scalar, *, dtype: DType | None, layout: Any,
-    device: device | None, pin_memory: bool | None, memory_format: object,
+    self: TensorImpl,
+    fill_value: Scalar,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: bool | None,
+    memory_format: object,
 ) -> Any:
     """A tensor like `self` filled with `fill_value`. Torch: full_like."""
     return data.fill_(_like(self, dtype, device, memory_format), fill_value)

@@ -93,8 +93,14 @@ _to_copy = defop(
 
 @_to_copy.kernel(CEA)
 def _to_copy_kernel(
-    self: TensorImpl, *, dtype: DType | None, layout: Any, device: device | None,
-    pin_memory: bool | None, non_blocking: bool, memory_format: Any,
+    self: TensorImpl,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: bool | None,
+    non_blocking: bool,
+    memory_format: Any,
 ) -> Any:
     """A contiguous copy, possibly of another dtype and device. Torch: _to_copy."""
     target = self._storage.device if device is None else device
@@ -103,7 +109,10 @@ def _to_copy_kernel(
     else:
         backend = None if target.type == "meta" else config.backends.resolve(target.type)
     return data.to_copy(
-        self, self._dtype if dtype is None else dtype, target, backend,
+        self,
+        self._dtype if dtype is None else dtype,
+        target,
+        backend,
         as_memory_format(memory_format),
     )
 
@@ -125,8 +134,14 @@ def suggest_memory_format(t: TensorImpl) -> memory_format:
 
 
 def _to_impl(
-    self: TensorImpl, dtype: DType | None, layout_arg: Any, device: device | None,
-    pin_memory: bool | None, non_blocking: bool, copy: bool, memory_format: Any,
+    self: TensorImpl,
+    dtype: DType | None,
+    layout_arg: Any,
+    device: device | None,
+    pin_memory: bool | None,
+    non_blocking: bool,
+    copy: bool,
+    memory_format: Any,
 ) -> Any:
     """`self` when nothing would change, else aten._to_copy.
 
@@ -143,8 +158,13 @@ def _to_impl(
     ):
         return self
     return aten._to_copy.default(
-        self, dtype=dtype, layout=layout_arg, device=device, pin_memory=pin_memory,
-        non_blocking=non_blocking, memory_format=memory_format,
+        self,
+        dtype=dtype,
+        layout=layout_arg,
+        device=device,
+        pin_memory=pin_memory,
+        non_blocking=non_blocking,
+        memory_format=memory_format,
     )
 
 
@@ -170,7 +190,11 @@ to_device = defop(
 
 @to_device.decomposition
 def to_device_decomposition(
-    self: TensorImpl, device: device, dtype: DType, non_blocking: bool, copy: bool,
+    self: TensorImpl,
+    device: device,
+    dtype: DType,
+    non_blocking: bool,
+    copy: bool,
     memory_format: Any,
 ) -> Any:
     """`self` on `device` as `dtype`. Torch: to (device, dtype) in TensorConversions.cpp.
@@ -190,8 +214,15 @@ to_dtype_layout = defop(
 
 @to_dtype_layout.decomposition
 def to_dtype_layout_decomposition(
-    self: TensorImpl, *, dtype: DType | None, layout: int | None, device: device | None,
-    pin_memory: bool | None, non_blocking: bool, copy: bool, memory_format: Any,
+    self: TensorImpl,
+    *,
+    dtype: DType | None,
+    layout: int | None,
+    device: device | None,
+    pin_memory: bool | None,
+    non_blocking: bool,
+    copy: bool,
+    memory_format: Any,
 ) -> Any:
     """`self` with the given tensor options. Torch: to (TensorOptions) in TensorConversions.cpp."""
     return _to_impl(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
@@ -205,12 +236,21 @@ to_other = defop(
 
 @to_other.decomposition
 def to_other_decomposition(
-    self: TensorImpl, other: TensorImpl, non_blocking: bool, copy: bool,
+    self: TensorImpl,
+    other: TensorImpl,
+    non_blocking: bool,
+    copy: bool,
     memory_format: Any,
 ) -> Any:
     """`self` with `other`'s dtype and device. Torch: to (other) in TensorConversions.cpp."""
     return _to_impl(
-        self, other._dtype, STRIDED, other._storage.device, None, non_blocking, copy,
+        self,
+        other._dtype,
+        STRIDED,
+        other._storage.device,
+        None,
+        non_blocking,
+        copy,
         memory_format,
     )
 
@@ -270,8 +310,13 @@ empty = defop(
 
 @empty.kernel(CEA)
 def empty_kernel(
-    size: list[int], *, dtype: DType | None, layout: Any, device: device | None,
-    pin_memory: bool | None, memory_format: Any,
+    size: list[int],
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: bool | None,
+    memory_format: Any,
 ) -> Any:
     """A contiguous tensor with unspecified values. Torch: empty in TensorFactories.cpp."""
     target, backend = _factory_target(device)
@@ -286,7 +331,11 @@ zeros = defop(
 
 @zeros.kernel(CEA)
 def zeros_kernel(
-    size: list[int], *, dtype: DType | None, layout: Any, device: device | None,
+    size: list[int],
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
     pin_memory: bool | None,
 ) -> Any:
     """A tensor of zeros. Torch: zeros in TensorFactories.cpp."""
@@ -301,7 +350,11 @@ ones = defop(
 
 @ones.kernel(CEA)
 def ones_kernel(
-    size: list[int], *, dtype: DType | None, layout: Any, device: device | None,
+    size: list[int],
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
     pin_memory: bool | None,
 ) -> Any:
     """A tensor of ones. Torch: ones in TensorFactories.cpp."""
@@ -316,8 +369,13 @@ full = defop(
 
 @full.kernel(CEA)
 def full_kernel(
-    size: list[int], fill_value: Scalar, *, dtype: DType | None, layout: Any,
-    device: device | None, pin_memory: bool | None,
+    size: list[int],
+    fill_value: Scalar,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: bool | None,
 ) -> Any:
     """A tensor filled with `fill_value`; its dtype follows the value's kind by default.
 

@@ -42,10 +42,19 @@ Operand = TensorImpl | Scalar
 
 # torch: caffe2::TypeMeta names, which some checks print (`self.dtype()` in a TORCH_CHECK).
 TYPE_META_NAMES: Final[dict[str, str]] = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-    "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-    "float32": "float", "float64": "double", "complex32": "c10::complex<c10::Half>",
-    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
+    "complex32": "c10::complex<c10::Half>",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 
 
@@ -91,16 +100,15 @@ where = pointwise(
 
 
 @where.prepare
-def where_prepare(
-    operands: list[Any], out: TensorImpl | None, extra: dict[str, Any]
-) -> list[Any]:
+def where_prepare(operands: list[Any], out: TensorImpl | None, extra: dict[str, Any]) -> list[Any]:
     """Torch: where_self_out checks the condition's dtype (uint8 still works, with a warning)."""
     condition = operands[0]
     if condition._dtype.name == "uint8":
         warnings.warn(
             "where received a uint8 condition tensor. This behavior is deprecated and will be "
             "removed in a future version of PyTorch. Use a boolean condition instead.",
-            UserWarning, stacklevel=6,
+            UserWarning,
+            stacklevel=6,
         )
         operands = [aten.ne.Scalar(condition, 0), *operands[1:]]
     elif condition._dtype is not bool_:
@@ -152,9 +160,7 @@ def where_scalar_other_decomposition(condition: TensorImpl, self: TensorImpl, ot
     return _where_scalars(condition, self, other)
 
 
-where_scalar_self = defop(
-    "where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor"
-)
+where_scalar_self = defop("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor")
 
 
 @where_scalar_self.decomposition
@@ -182,14 +188,20 @@ scalar_tensor = defop(
 
 @scalar_tensor.kernel(CEA)
 def scalar_tensor_kernel(
-    s: Scalar, *, dtype: DType | None, layout: Any, device: Any, pin_memory: bool | None,
+    s: Scalar,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: Any,
+    pin_memory: bool | None,
 ) -> Any:
     """A 0-dim tensor holding `s`, in the default dtype unless told.
 
     Torch: scalar_tensor in TensorFactories.cpp (the default dtype even for an int `s`).
     """
-    return aten.full.default([], s, dtype=get_default_dtype() if dtype is None else dtype,
-                             device=device)
+    return aten.full.default(
+        [], s, dtype=get_default_dtype() if dtype is None else dtype, device=device
+    )
 
 
 scalar_tensor_out = defop("scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)")
@@ -214,7 +226,9 @@ def _clamp_none_check(self: Operand, *bounds: Any, **extra: Any) -> None:
 # keeps its dtype, which wrapped scalars never change) and then calls build_unary_op, whose
 # check_all_same_dtype rejects an out= of another dtype.
 _CLAMP_SCALAR_CONFIG: Final = IterConfig(
-    promote_inputs_to_common_dtype=True, check_all_same_dtype=True, allow_cpu_scalars=True,
+    promote_inputs_to_common_dtype=True,
+    check_all_same_dtype=True,
+    allow_cpu_scalars=True,
 )
 
 
@@ -233,7 +247,9 @@ def _clamp_inplace_check(
     return operands
 
 
-def _clamp_arrays(xp: ArrayNamespace, self: Array, *bounds: Array, which: tuple[bool, ...]) -> Array:
+def _clamp_arrays(
+    xp: ArrayNamespace, self: Array, *bounds: Array, which: tuple[bool, ...]
+) -> Array:
     # torch: clamp_kernel / clamp_scalar_kernel: min(max(x, lo), hi); NaN in x or a bound
     # propagates, and hi wins when lo > hi. The Array API defines no maximum for bool.
     is_bool = self.dtype == xp.bool
@@ -274,23 +290,32 @@ def _which(names: tuple[str, ...], extra: dict[str, Any]) -> tuple[bool, ...]:
 
 clamp = _declare_clamp(
     "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
-    _CLAMP_SCALAR_CONFIG, ("min", "max"),
+    _CLAMP_SCALAR_CONFIG,
+    ("min", "max"),
 )
 # torch: TORCH_META_FUNC2(clamp, Tensor) builds its own config over the bounds that are given.
 clamp_tensor = _declare_clamp(
     "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
-    IterConfig(promote_inputs_to_common_dtype=True, cast_common_dtype_to_outputs=True,
-               enforce_safe_casting_to_output=True, check_all_same_dtype=False),
+    IterConfig(
+        promote_inputs_to_common_dtype=True,
+        cast_common_dtype_to_outputs=True,
+        enforce_safe_casting_to_output=True,
+        check_all_same_dtype=False,
+    ),
     ("min", "max"),
 )
 clamp_min = _declare_clamp(
-    "clamp_min(Tensor self, Scalar min) -> Tensor", _CLAMP_SCALAR_CONFIG, ("min",))
+    "clamp_min(Tensor self, Scalar min) -> Tensor", _CLAMP_SCALAR_CONFIG, ("min",)
+)
 clamp_min_tensor = _declare_clamp(
-    "clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", Builder.BINARY_OP, ("min",))
+    "clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", Builder.BINARY_OP, ("min",)
+)
 clamp_max = _declare_clamp(
-    "clamp_max(Tensor self, Scalar max) -> Tensor", _CLAMP_SCALAR_CONFIG, ("max",))
+    "clamp_max(Tensor self, Scalar max) -> Tensor", _CLAMP_SCALAR_CONFIG, ("max",)
+)
 clamp_max_tensor = _declare_clamp(
-    "clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", Builder.BINARY_OP, ("max",))
+    "clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", Builder.BINARY_OP, ("max",)
+)
 
 clip = defop("clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
 
@@ -306,7 +331,9 @@ clip_tensor = defop("clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None
 
 @clip_tensor.decomposition
 def clip_tensor_decomposition(
-    self: TensorImpl, min: TensorImpl | None, max: TensorImpl | None,
+    self: TensorImpl,
+    min: TensorImpl | None,
+    max: TensorImpl | None,
 ) -> Any:
     """Torch: clip.Tensor is CompositeImplicitAutograd over clamp.Tensor."""
     return aten.clamp.Tensor(self, min, max)
@@ -319,7 +346,11 @@ clip_out = defop(
 
 @clip_out.decomposition
 def clip_out_decomposition(
-    self: TensorImpl, min: Scalar | None, max: Scalar | None, *, out: TensorImpl,
+    self: TensorImpl,
+    min: Scalar | None,
+    max: Scalar | None,
+    *,
+    out: TensorImpl,
 ) -> Any:
     """Torch: clip.out is CompositeImplicitAutograd over clamp.out."""
     return aten.clamp.out(self, min, max, out=out)
@@ -333,8 +364,11 @@ clip_tensor_out = defop(
 
 @clip_tensor_out.decomposition
 def clip_tensor_out_decomposition(
-    self: TensorImpl, min: TensorImpl | None, max: TensorImpl | None,
-    *, out: TensorImpl,
+    self: TensorImpl,
+    min: TensorImpl | None,
+    max: TensorImpl | None,
+    *,
+    out: TensorImpl,
 ) -> Any:
     """Torch: clip.Tensor_out is CompositeImplicitAutograd over clamp.Tensor_out."""
     return aten.clamp.Tensor_out(self, min, max, out=out)
@@ -356,7 +390,9 @@ clip__tensor = defop(
 
 @clip__tensor.decomposition
 def clip__tensor_decomposition(
-    self: TensorImpl, min: TensorImpl | None, max: TensorImpl | None,
+    self: TensorImpl,
+    min: TensorImpl | None,
+    max: TensorImpl | None,
 ) -> Any:
     """Torch: clip_.Tensor is CompositeImplicitAutograd over clamp_.Tensor."""
     return aten.clamp_.Tensor(self, min, max)
@@ -371,7 +407,10 @@ nan_to_num = pointwise(
 
 
 def _nan_to_num_real(
-    xp: ArrayNamespace, x: Array, nan: float | None, posinf: float | None,
+    xp: ArrayNamespace,
+    x: Array,
+    nan: float | None,
+    posinf: float | None,
     neginf: float | None,
 ) -> Array:
     info = xp.finfo(x.dtype)
@@ -385,7 +424,11 @@ def _nan_to_num_real(
 
 @nan_to_num.compute
 def nan_to_num_compute(
-    xp: ArrayNamespace, self: Array, *, nan: float | None, posinf: float | None,
+    xp: ArrayNamespace,
+    self: Array,
+    *,
+    nan: float | None,
+    posinf: float | None,
     neginf: float | None,
 ) -> Array:
     """NaN -> nan (0), +inf -> posinf (dtype max), -inf -> neginf (dtype min); integers and
@@ -526,7 +569,9 @@ def lerp_arrays(xp: ArrayNamespace, self: Array, end: Array, weight: Array) -> A
 _LERP_CONFIG: Final = IterConfig(allow_cpu_scalars=True)
 
 lerp_scalar = pointwise(
-    "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor", _LERP_CONFIG, opmath=True,
+    "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
+    _LERP_CONFIG,
+    opmath=True,
 )
 lerp_scalar.precheck(_lerp_check)
 
@@ -546,7 +591,9 @@ def lerp_scalar_compute(xp: ArrayNamespace, self: Array, end: Array, *, weight: 
 
 
 lerp_tensor = pointwise(
-    "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor", _LERP_CONFIG, opmath=True,
+    "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
+    _LERP_CONFIG,
+    opmath=True,
 )
 lerp_tensor.precheck(_lerp_check)
 lerp_tensor.compute(lerp_arrays)
@@ -719,8 +766,7 @@ def isreal_decomposition(self: TensorImpl) -> Any:
     if not self._dtype.is_complex:
         # Differs: torch calls ones_like (which keeps a dense layout); refimpl allocates a
         # contiguous result until ones_like has a kernel.
-        return aten.full.default(list(self._size), True, dtype=bool_,
-                                 device=self._storage.device)
+        return aten.full.default(list(self._size), True, dtype=bool_, device=self._storage.device)
     return aten.eq.Scalar(aten.imag.default(self), 0)
 
 

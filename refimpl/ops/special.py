@@ -234,7 +234,12 @@ special_spherical_bessel_j0: Final = pointwise(
 
 # torch: the Taylor coefficients of sin(x)/x that spherical_bessel_j0_forward uses for |x| < 0.5.
 _J0_SERIES: Final = (
-    1.0, -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0, -1.0 / 39916800.0,
+    1.0,
+    -1.0 / 6.0,
+    1.0 / 120.0,
+    -1.0 / 5040.0,
+    1.0 / 362880.0,
+    -1.0 / 39916800.0,
     1.0 / 6227020800.0,
 )
 
@@ -284,9 +289,18 @@ def special_xlog1py_compute(xp: ArrayNamespace, self: Array, other: Array) -> Ar
 # with the Bernoulli-number divisors below, stopping once a term falls under MACHEP.
 _ZETA_MACHEP: Final = 1.11022302462515654042e-16
 _ZETA_DIVISORS: Final = (
-    12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
-    -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
-    1.8152105401943546773e17, -7.1661652561756670113e18,
+    12.0,
+    -720.0,
+    30240.0,
+    -1209600.0,
+    47900160.0,
+    -1.8924375803183791606e9,
+    7.47242496e10,
+    -2.950130727918164224e12,
+    1.1646782814350067249e14,
+    -4.5979787224074726105e15,
+    1.8152105401943546773e17,
+    -7.1661652561756670113e18,
 )  # (2k)! / B_2k for k = 1 .. 12
 _ZETA_BLOCK_ELEMENTS: Final = 1 << 18  # the terms computed at once in the direct sum
 
@@ -315,7 +329,9 @@ def _zeta_block(
     last = xp.sum(xp.astype(valid, xp.int64), axis=-1) - 1
     at_stop = position == xp.where(first < width, first, last)[:, None]
     return (
-        _pick(xp, at_stop, running), _pick(xp, at_stop, bases), _pick(xp, at_stop, terms),
+        _pick(xp, at_stop, running),
+        _pick(xp, at_stop, bases),
+        _pick(xp, at_stop, terms),
         xp.any(converged, axis=-1),
     )
 
@@ -535,9 +551,7 @@ def special_xlogy_self_scalar_decomposition(self: Scalar, other: TensorImpl) -> 
 
 
 @special_xlogy_out.decomposition
-def special_xlogy_out_decomposition(
-    self: TensorImpl, other: TensorImpl, *, out: TensorImpl
-) -> Any:
+def special_xlogy_out_decomposition(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) -> Any:
     """Torch: special_xlogy_out is xlogy_out."""
     return aten.xlogy.OutTensor(self, other, out=out)
 
@@ -573,9 +587,7 @@ def special_logit_decomposition(self: TensorImpl, eps: float | None) -> Any:
 
 
 @special_logit_out.decomposition
-def special_logit_out_decomposition(
-    self: TensorImpl, eps: float | None, *, out: TensorImpl
-) -> Any:
+def special_logit_out_decomposition(self: TensorImpl, eps: float | None, *, out: TensorImpl) -> Any:
     """Torch: special_logit_out is logit_out."""
     return aten.logit.out(self, eps, out=out)
 
@@ -629,9 +641,7 @@ def special_round_decomposition(self: TensorImpl, *, decimals: int) -> Any:
 
 
 @special_round_out.decomposition
-def special_round_out_decomposition(
-    self: TensorImpl, *, decimals: int, out: TensorImpl
-) -> Any:
+def special_round_out_decomposition(self: TensorImpl, *, decimals: int, out: TensorImpl) -> Any:
     """Torch: special_round_out is round_out(decimals)."""
     return aten.round.decimals_out(self, decimals=decimals, out=out)
 
@@ -639,9 +649,7 @@ def special_round_out_decomposition(
 # --- ndtr -------------------------------------------------------------------------------
 
 special_ndtr: Final = defop("special_ndtr(Tensor self) -> Tensor")
-special_ndtr_out: Final = defop(
-    "special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
-)
+special_ndtr_out: Final = defop("special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
 
 
 @special_ndtr.decomposition
@@ -675,7 +683,6 @@ def special_ndtr_out_decomposition(self: TensorImpl, *, out: TensorImpl) -> Any:
     if out._size != result._size:
         resize_for_output(out, result._size, contiguous_strides(result._size))
     return aten.copy_.default(out, result)
-
 
 
 # --- igamma, igammac ---------------------------------------------------------------------

@@ -289,7 +289,11 @@ def hermite_polynomial_h_compute(xp: ArrayNamespace, x: Array, n: Array) -> Arra
     """
     x, degree, _ = _prepare(xp, x, n)
     values = _recurrence(
-        xp, degree, degree >= 2, xp.ones_like(x), x + x,
+        xp,
+        degree,
+        degree >= 2,
+        xp.ones_like(x),
+        x + x,
         lambda m, p, q: (x + x) * q - (2 * (m - 1)) * p,
     )
     return xp.where(degree < 0, xp.zeros_like(x), values)

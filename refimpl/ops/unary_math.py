@@ -122,8 +122,12 @@ atanh = unary_float("atanh", lambda xp, x: xp.atanh(x))
 # The NumPy-style `arc*` names. Torch: arcsin, arcsin_, arcsin.out, ... in UnaryOps.cpp are
 # CompositeImplicitAutograd aliases of asin, asin_, asin.out, ...
 ARC_ALIASES: Final[dict[str, str]] = {
-    "arcsin": "asin", "arccos": "acos", "arctan": "atan",
-    "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
 }
 
 
@@ -211,7 +215,13 @@ i0 = unary_float("i0", special("i0"), composed=True)
 
 # The asymptotic series of digamma: B_2k / 2k for k = 7 .. 1, highest power of 1/x**2 first.
 _DIGAMMA_SERIES: Final = (
-    1 / 12, -691 / 32760, 1 / 132, -1 / 240, 1 / 252, -1 / 120, 1 / 12,
+    1 / 12,
+    -691 / 32760,
+    1 / 132,
+    -1 / 240,
+    1 / 252,
+    -1 / 120,
+    1 / 12,
 )
 _DIGAMMA_10: Final = 2.25175258906672110764  # digamma(10), used exactly at 10
 _DIGAMMA_SERIES_LIMIT: Final = 1.0e17  # from here on, log(x) - 1/2x alone
@@ -325,8 +335,10 @@ def polygamma_inplace(self: TensorImpl, n: int) -> Any:
 # torch: mvlgamma_out computes `self.mvlgamma(p)` and copies it into `out` after its own cast
 # check (no safe-casting check of the iterator).
 _MVLGAMMA_CONFIG: Final = IterConfig(
-    promote_inputs_to_common_dtype=True, promote_integer_inputs_to_float=True,
-    cast_common_dtype_to_outputs=True, check_all_same_dtype=False,
+    promote_inputs_to_common_dtype=True,
+    promote_integer_inputs_to_float=True,
+    cast_common_dtype_to_outputs=True,
+    check_all_same_dtype=False,
 )
 
 mvlgamma = pointwise("mvlgamma(Tensor self, int p) -> Tensor", _MVLGAMMA_CONFIG)

@@ -40,7 +40,6 @@ def _copy(xp: ArrayNamespace, self: Array) -> Array:
 # meta functions are build_borrowing_unary_op, and integers round to themselves (a copy).
 
 
-
 def _no_complex(name: str) -> Callable[[TensorImpl], None]:
     def precheck(self: TensorImpl) -> None:
         # torch: TORCH_META_FUNC(floor / ceil / trunc) check before building the iterator.
@@ -83,7 +82,7 @@ def round_decimals_precheck(self: TensorImpl, *, decimals: int) -> None:
     # Differs: torch raises this after the iterator's out= checks; a precheck runs first.
     dtype = self._dtype
     if decimals != 0 and not (dtype.is_floating_point or dtype.is_complex):
-        raise NotImplementedError(f'"round_cpu" not implemented for \'{dtype.scalar_name}\'')
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{dtype.scalar_name}'")
 
 
 @round_decimals.compute
@@ -315,8 +314,11 @@ def square_out_decomposition(self: TensorImpl, *, out: TensorImpl) -> Any:
 # torch: angle is build_borrowing_unary_float_op for real inputs; a complex input gives its real
 # dtype and may write a real `out` (unary_op_impl_with_complex_to_float).
 _ANGLE_CONFIG: Final = IterConfig(
-    promote_inputs_to_common_dtype=True, promote_integer_inputs_to_float=True,
-    cast_common_dtype_to_outputs=True, check_all_same_dtype=False, result=ResultDtype.TO_REAL,
+    promote_inputs_to_common_dtype=True,
+    promote_integer_inputs_to_float=True,
+    cast_common_dtype_to_outputs=True,
+    check_all_same_dtype=False,
+    result=ResultDtype.TO_REAL,
 )
 
 angle = pointwise("angle(Tensor self) -> Tensor", _ANGLE_CONFIG)

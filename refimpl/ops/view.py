@@ -31,10 +31,18 @@ CONTIGUOUS_FORMAT: Final = 0
 
 # torch: the legacy type names errors print (torch.FloatTensor, ...).
 _LEGACY_NAMES: Final = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-    "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor",
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+    "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
 }
 
 
@@ -73,8 +81,13 @@ def _unsafe_view_kernel(self: TensorImpl, size: list[int]) -> Any:
     """
     g = geometry.view(self._geometry(), size)
     return make_tensor(
-        self._storage, g.size, g.stride, g.offset, self._dtype,
-        version_counter=VersionCounter(), cls=type(self),
+        self._storage,
+        g.size,
+        g.stride,
+        g.offset,
+        self._dtype,
+        version_counter=VersionCounter(),
+        cls=type(self),
     )
 
 
@@ -194,9 +207,7 @@ slice_ = defop(
 
 
 @slice_.kernel(CEA)
-def slice_kernel(
-    self: TensorImpl, dim: int, start: int | None, end: int | None, step: int
-) -> Any:
+def slice_kernel(self: TensorImpl, dim: int, start: int | None, end: int | None, step: int) -> Any:
     """Every `step`-th index of `dim` in [start, end), clamped. Torch: slice in TensorShape.cpp."""
     return make_view(self, geometry.slice_(self._geometry(), dim, start, end, step))
 
@@ -238,8 +249,12 @@ def as_strided_kernel(
 ) -> Any:
     """Any geometry within the storage. Torch: as_strided_tensorimpl in TensorShape.cpp."""
     g = geometry.as_strided(
-        self._geometry(), tuple(size), tuple(stride), storage_offset,
-        self._storage.size_elements, self._dtype.itemsize,
+        self._geometry(),
+        tuple(size),
+        tuple(stride),
+        storage_offset,
+        self._storage.size_elements,
+        self._dtype.itemsize,
     )
     return make_view(self, g)
 
@@ -303,15 +318,16 @@ def split_kernel(self: TensorImpl, split_size: int, dim: int) -> list[Any]:
     dim_size = self._size[d]
     if split_size == 0 and dim_size != 0:
         raise RuntimeError(
-            "split_size can only be 0 if dimension size is 0, but got dimension size of "
-            f"{dim_size}"
+            f"split_size can only be 0 if dimension size is 0, but got dimension size of {dim_size}"
         )
     # torch: at least one piece, also when split_size > dim_size.
     count = max((dim_size + split_size - 1) // split_size, 1) if split_size else 1
     last = split_size - (split_size * count - dim_size)
     g = self._geometry()
     return [
-        make_view(self, geometry.narrow(g, d, i * split_size, split_size if i < count - 1 else last))
+        make_view(
+            self, geometry.narrow(g, d, i * split_size, split_size if i < count - 1 else last)
+        )
         for i in range(count)
     ]
 
@@ -388,9 +404,7 @@ def movedim_int_decomposition(self: TensorImpl, source: int, destination: int) -
     return aten.movedim.intlist(self, [source], [destination])
 
 
-movedim = defop(
-    "movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)"
-)
+movedim = defop("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)")
 
 
 @movedim.decomposition
@@ -404,9 +418,7 @@ def movedim_decomposition(self: TensorImpl, source: list[int], destination: list
     return aten.permute.default(self, order)
 
 
-flatten = defop(
-    "flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"
-)
+flatten = defop("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)")
 
 
 @flatten.decomposition
@@ -421,8 +433,8 @@ def flatten_decomposition(self: TensorImpl, start_dim: int, end_dim: int) -> Any
         return aten.reshape.default(self, [1])
     if start == end:
         return self
-    merged = geometry.numel(self._size[start:end + 1])
-    return aten.reshape.default(self, [*self._size[:start], merged, *self._size[end + 1:]])
+    merged = geometry.numel(self._size[start : end + 1])
+    return aten.reshape.default(self, [*self._size[:start], merged, *self._size[end + 1 :]])
 
 
 contiguous = defop("contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)")
