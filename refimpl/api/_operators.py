@@ -62,25 +62,25 @@ class TensorOperators:
     __array_priority__ = 1000
 
     def __add__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.add.Tensor(self, value)
 
     def __radd__(self, other: object) -> Any:
         if not isinstance(self, TensorImpl):  # only through the unbound Tensor.__radd__
             raise descriptor_mismatch("__radd__", self)
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.add.Tensor(self, value)
 
     def __iadd__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.add_.Tensor(self, value)
 
     def __sub__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.sub.Tensor(self, value)
 
     def __rsub__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
@@ -88,30 +88,30 @@ class TensorOperators:
         return aten.rsub.Scalar(self, value)
 
     def __isub__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.sub_.Tensor(self, value)
 
     def __mul__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.mul.Tensor(self, value)
 
     def __rmul__(self, other: object) -> Any:
         if not isinstance(self, TensorImpl):  # only through the unbound Tensor.__rmul__
             raise descriptor_mismatch("__rmul__", self)
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.mul.Tensor(self, value)
 
     def __imul__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.mul_.Tensor(self, value)
 
     def __truediv__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.div.Tensor(self, value)
 
     def __rtruediv__(self, other: object) -> Any:
         # torch: Tensor.__rdiv__ is self.reciprocal() * other.
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         return aten.mul.Tensor(aten.reciprocal.default(self), value)
@@ -120,26 +120,26 @@ class TensorOperators:
     __rdiv__ = __rtruediv__
 
     def __itruediv__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.div_.Tensor(self, value)
 
     __idiv__ = __itruediv__
     __div__ = __truediv__
 
     def __floordiv__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.floor_divide.default(self, value)
 
     def __rfloordiv__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.floor_divide.default(value, self)
 
     def __ifloordiv__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         return NotImplemented if value is None else aten.floor_divide_.Tensor(self, value)
 
     def __mod__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
@@ -147,7 +147,7 @@ class TensorOperators:
         return aten.remainder.Scalar(self, value)
 
     def __rmod__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
@@ -155,7 +155,7 @@ class TensorOperators:
         return aten.remainder.Scalar_Tensor(value, self)
 
     def __imod__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
@@ -163,7 +163,7 @@ class TensorOperators:
         return aten.remainder_.Scalar(self, value)
 
     def __pow__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
@@ -171,7 +171,7 @@ class TensorOperators:
         return aten.pow.Tensor_Scalar(self, value)
 
     def __rpow__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
@@ -179,7 +179,7 @@ class TensorOperators:
         return aten.pow.Scalar(value, self)
 
     def __ipow__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
@@ -214,7 +214,7 @@ class TensorOperators:
         return _bitwise(aten.__lshift__, self, other)
 
     def __rlshift__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         return aten.bitwise_left_shift(value, self)
@@ -226,7 +226,7 @@ class TensorOperators:
         return _bitwise(aten.__rshift__, self, other)
 
     def __rrshift__(self, other: object) -> Any:
-        value = operand(other)
+        value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         return aten.bitwise_right_shift(value, self)
@@ -255,7 +255,7 @@ class TensorOperators:
 
 def _bitwise(packet: Any, self: object, other: object) -> Any:
     # torch: the Tensor overload for a tensor, the Scalar one for a number.
-    value = operand(other)
+    value = other if isinstance(other, _OPERANDS) else operand(other)
     if value is None:
         return NotImplemented
     return (

@@ -288,6 +288,7 @@ class Binder:
         "_params",
         "_positional",
         "_positional_checkers",
+        "_valid_types",
         "_validate_only",
         "schema",
     )
@@ -321,6 +322,7 @@ class Binder:
         self._kw_defaults = {p.name: p.default for p in self._kwonly}
         self._fast = all(p.has_default for p in self._kwonly)
         self._validate_only = all(c in _VALIDATORS for c in self._positional_checkers)
+        self._valid_types: set[tuple[type, ...]] = set()
 
     def bind(
         self, args: Sequence[Any], kwargs: dict[str, Any]
@@ -335,8 +337,13 @@ class Binder:
         if not kwargs and n == self._n_positional and self._fast:
             try:
                 if self._validate_only:
-                    for check, value in zip(self._positional_checkers, args):
-                        check(value)
+                    # Validators accept by type alone: a type pattern that passed once passes.
+                    types = tuple(map(type, args))
+                    if types not in self._valid_types:
+                        for check, value in zip(self._positional_checkers, args):
+                            check(value)
+                        if len(self._valid_types) < 64:
+                            self._valid_types.add(types)
                     checked = tuple(args)
                 else:
                     checked = tuple([check(v) for check, v in zip(self._positional_checkers, args)])

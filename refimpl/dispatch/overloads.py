@@ -20,7 +20,6 @@ from refimpl.dispatch.dispatcher import (
     DISPATCHER,
     FUNCTIONALITY_MASK,
     call_kernel,
-    dispatch_raw,
     key_set_of,
 )
 from refimpl.dispatch.schema import (
@@ -124,6 +123,7 @@ class OpOverload:
         "_tags",
         "_tensor_kwargs",
         "_tensor_list_positions",
+        "_tensor_lists_or_kwargs",
         "_tensor_positions",
         "namespace",
         "overloadpacket",
@@ -153,6 +153,7 @@ class OpOverload:
             index[a.name] for a in dispatch if not a.kwarg_only and _is_list(a)
         )
         self._tensor_kwargs = tuple(a.name for a in dispatch if a.kwarg_only)
+        self._tensor_lists_or_kwargs = bool(self._tensor_list_positions or self._tensor_kwargs)
         self._tags = tags
         self.namespace = schema.namespace
         self.__name__ = f"{schema.name.partition('::')[2]}.{self._overloadname}"
@@ -161,32 +162,46 @@ class OpOverload:
     # --- calling ----------------------------------------------------------------------------
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        # The hot path: dispatch_raw and call_kernel (dispatcher.py), written out inline.
         try:
             args, kwargs = self._binder.bind(args, kwargs)
         except SchemaMatchError as mismatch:
             raise as_runtime_error(mismatch) from None
+        return self.call_bound(args, kwargs)
+
+    def call_bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Dispatch arguments already bound to this overload's schema.
+
+        The hot path: dispatch_raw and call_kernel (dispatcher.py), written out inline.
+        """
         raw = 0
         for i in self._tensor_positions:
             value = args[i]
             if isinstance(value, TensorImpl):
                 raw |= value._key_set
-        for i in self._tensor_list_positions:
-            raw |= key_set_of(tuple(args[i] or ()), {})
-        for name in self._tensor_kwargs:
-            value = kwargs[name]
-            if isinstance(value, TensorImpl):
-                raw |= value._key_set
-            elif type(value) is list or type(value) is tuple:
-                raw |= key_set_of(tuple(value), {})
+        if self._tensor_lists_or_kwargs:
+            for i in self._tensor_list_positions:
+                raw |= key_set_of(tuple(args[i] or ()), {})
+            for name in self._tensor_kwargs:
+                value = kwargs[name]
+                if isinstance(value, TensorImpl):
+                    raw |= value._key_set
+                elif type(value) is list or type(value) is tuple:
+                    raw |= key_set_of(tuple(value), {})
         tls = DISPATCH_TLS
         raw = (raw | tls.included_raw) & ~(tls.excluded_raw & FUNCTIONALITY_MASK)
         entry = self._entry
-        mask = entry.non_fallthrough_mask
-        raw &= entry.non_fallthrough_mask_for(raw) if mask is None else mask
-        record = entry.dispatch_table[highest_priority_index(raw)]
-        if record is None or record.boxed or record.with_keyset:
-            return call_kernel(self, entry, raw, args, kwargs)
+        record = entry.direct_records.get(raw)
+        if record is None:
+            mask = entry.non_fallthrough_mask
+            dispatched = raw & (entry.non_fallthrough_mask_for(raw) if mask is None else mask)
+            record = entry.dispatch_table[highest_priority_index(dispatched)]
+            if record is None or record.boxed or record.with_keyset:
+                return call_kernel(self, entry, dispatched, args, kwargs)
+            if mask is not None:
+                # Note [Dispatch cache]: with a uniform fallthrough mask, the kernel is a
+                # function of the key set after TLS alone; remember it until the table
+                # changes (torch needs no cache: its table lookup is a few instructions).
+                entry.direct_records[raw] = record
         return record.kernel(*args, **kwargs)
 
     def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
@@ -303,9 +318,7 @@ class OpOverloadPacket:
             except SchemaMatchError as mismatch:
                 reasons.append(str(mismatch))
                 continue
-            entry = op._entry
-            raw = dispatch_raw(entry, key_set_of(bound_args, bound_kwargs))
-            return call_kernel(op, entry, raw, bound_args, bound_kwargs)
+            return op.call_bound(bound_args, bound_kwargs)
         raise match_failure(reasons)
 
     def resolve(self, *args: Any, **kwargs: Any) -> OpOverload:

@@ -320,6 +320,7 @@ class OperatorEntry:
         "_fallbacks",
         "_kernels",
         "alias_analysis",
+        "direct_records",
         "dispatch_table",
         "name",
         "non_fallthrough_mask",
@@ -338,6 +339,9 @@ class OperatorEntry:
         self.table_kinds: list[FillKind] = [FillKind.MISSING] * NUM_SLOTS
         self.non_fallthrough_mask: int | None = FULL_RAW
         self.non_fallthrough_masks: tuple[int, ...] = (FULL_RAW,) * NUM_BACKENDS
+        # The dispatcher's answer per key set (after TLS), for plain kernels and uniform
+        # fallthrough masks only; emptied whenever the table changes. See Note [Dispatch cache].
+        self.direct_records: dict[int, KernelRecord] = {}
         # Per key, newest registration first. torch: OperatorEntry::kernels_.
         self._kernels: dict[DispatchKey, list[KernelRecord]] = {}
         self._fallbacks = fallbacks
@@ -477,6 +481,8 @@ class OperatorEntry:
         self.non_fallthrough_masks = tuple(masks)
         uniform = all(mask == masks[0] for mask in masks)
         self.non_fallthrough_mask = masks[0] if uniform else None
+        # Every change of the table ends here (_recompute, refresh_slot).
+        self.direct_records.clear()
 
     def non_fallthrough_mask_for(self, tensor_key_set_raw: int) -> int:
         """The fallthrough mask for a call whose tensors carry `tensor_key_set_raw`.

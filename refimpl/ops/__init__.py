@@ -22,6 +22,7 @@ from refimpl.ops import join as join
 from refimpl.ops import like as like
 from refimpl.ops import matmul as matmul
 from refimpl.ops import pointwise as pointwise
+from refimpl.ops import predicates as predicates
 from refimpl.ops import reduction as reduction
 from refimpl.ops import scan as scan
 from refimpl.ops import selection as selection

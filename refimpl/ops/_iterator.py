@@ -240,6 +240,11 @@ def operand_key(value: Operand) -> object:
     return kind
 
 
+def operands_key(operands: Sequence[Operand]) -> tuple[object, ...]:
+    """What a plan for `operands` depends on: each operand's key and the default dtype."""
+    return (get_default_dtype(), *map(operand_key, operands))
+
+
 _PLANS: dict[tuple[object, ...], Plan] = {}
 
 
@@ -703,6 +708,57 @@ def run_simple(p: Plan, kernel: Kernel, inputs: Sequence[Any], extra: dict[str, 
     if result.shape != p.shape:
         result = backend.xp.broadcast_to(result, p.shape)
     return tensor_over(result, p.shape, p.out_stride, p.output_dtype, p.device, backend)
+
+
+Runner = Callable[[Sequence[Any], dict[str, Any]], Any]
+
+
+def simple_runner(p: Plan, kernel: Kernel) -> Runner:
+    """`run_simple` for one simple plan and kernel, with every per-operand decision made.
+
+    A cache of run_simple's answer (see Note [Pointwise fast path]): which operands are read
+    directly and which are converted, and the result's geometry, are fixed by the plan, so
+    the runner only fetches the arrays, calls the kernel and wraps the result.
+    """
+    backend = p.backend
+    assert backend is not None  # simple plans have data
+    xp = backend.xp
+    shape, stride, dtype, dev = p.shape, p.out_stride, p.output_dtype, p.device
+
+    def converter(target: DType) -> Callable[[Any], Array]:
+        return lambda value: operand_array(value, target, backend)
+
+    fetch = [
+        array_of if direct else converter(target)
+        for direct, target in zip(p.direct, p.targets, strict=True)
+    ]
+
+    def finish(result: Array) -> Any:
+        if result.shape != shape:
+            result = xp.broadcast_to(result, shape)
+        return tensor_over(result, shape, stride, dtype, dev, backend)
+
+    if len(fetch) == 1:
+        (fetch0,) = fetch
+
+        def run_unary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
+            result = kernel(xp, fetch0(inputs[0]), **extra)
+            if result.shape != shape:
+                return finish(result)
+            return tensor_over(result, shape, stride, dtype, dev, backend)
+
+        return run_unary
+    if len(fetch) == 2:
+        fetch0, fetch1 = fetch
+
+        def run_binary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
+            result = kernel(xp, fetch0(inputs[0]), fetch1(inputs[1]), **extra)
+            if result.shape != shape:
+                return finish(result)
+            return tensor_over(result, shape, stride, dtype, dev, backend)
+
+        return run_binary
+    return lambda inputs, extra: run_simple(p, kernel, inputs, extra)
 
 
 def _inverse(axes: Shape) -> Shape:

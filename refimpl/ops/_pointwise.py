@@ -37,7 +37,6 @@ from refimpl._base.dtypes import (
     uint8,
 )
 from refimpl._base.keys import DispatchKey
-from refimpl._base.promotion import get_default_dtype
 from refimpl._base.spec import SpecOverload, kernel_dtype_facts, spec_overloads
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.schema import Argument, FunctionSchema, parse_schema
@@ -47,14 +46,20 @@ from refimpl.ops._iterator import (
     IterConfig,
     Kernel,
     Plan,
-    operand_key,
+    Runner,
+    operands_key,
     plan,
     run,
     run_simple,
+    simple_runner,
 )
 from refimpl.ops._register import OpBlock, defop, defop_spec
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# A fast-path cache entry: the plan, its kernel (None where the dtype is refused) and, for a
+# simple plan, its runner (see Note [Pointwise fast path]).
+FastEntry = tuple[Plan, Kernel | None, Runner | None]
 
 # Dtype groups for per-dtype kernels (`@op.compute(dtypes=COMPLEX)`). Torch: the AT_DISPATCH
 # type groups (AT_DISPATCH_COMPLEX_TYPES, ...).
@@ -71,9 +76,12 @@ ConfigChoice = Callable[[dict[str, Any]], IterConfig]
 # Note [Pointwise fast path]
 # A call without out= whose iterator config is fixed caches, per op, the plan and kernel the
 # general path chose for its operands' metadata (dtype, shape, strides, device, backend; the
-# type of a Python number; the default dtype). A repeated call looks the pair up and goes
-# straight to the kernel; errors are never cached, so a failing call fails the same way each
-# time. Prechecks and checks still run on every call (they read argument values).
+# type of a Python number; the default dtype), and for a simple plan a runner
+# (`_iterator.simple_runner`): run_simple with its per-operand decisions made. A repeated call
+# looks the entry up and goes straight to the runner; errors are never cached, so a failing
+# call fails the same way each time. Prechecks and checks still run on every call (they read
+# argument values). The functional overload's registered kernel enters `functional` directly
+# when the op has no prepares or prechecks.
 
 # torch: structured kernels register per backend; one body serves CPU, CUDA and Meta here
 # because TensorIterator answers Meta from metadata alone.
@@ -146,7 +154,7 @@ class PointwiseOp:
         self._accepted = None if facts is None else facts.accepted
         self._errors = {} if facts is None else facts.errors
         self.derivative_fn: Callable[..., Any] | None = None
-        self._fast: dict[tuple[object, ...], tuple[Plan, Kernel | None]] = {}
+        self._fast: dict[tuple[object, ...], FastEntry] = {}
 
     @property
     def op(self) -> Any:
@@ -253,21 +261,37 @@ class PointwiseOp:
             precheck(*operands, **extra)
         chosen = self._config
         if out is None and type(chosen) is IterConfig:
-            # The fast path: the plan and kernel the general path chose for operands with
-            # this metadata (see Note [Pointwise fast path]).
-            key = (get_default_dtype(), *map(operand_key, operands))
-            found = self._fast.get(key)
-            if found is None:
-                p = plan(chosen, operands, None)
-                found = (p, self._kernel_or_none(p))
-                if len(self._fast) > 1024:
-                    self._fast.clear()
-                self._fast[key] = found
-            p, kernel = found
-        else:
-            iter_config = chosen if isinstance(chosen, IterConfig) else chosen(extra)
-            p = plan(iter_config, operands, out)
-            kernel = self._kernel_or_none(p)
+            return self.functional(operands, extra)
+        iter_config = chosen if isinstance(chosen, IterConfig) else chosen(extra)
+        p = plan(iter_config, operands, out)
+        return self._finish(p, self._kernel_or_none(p), operands, out, extra)
+
+    def functional(self, operands: Sequence[Any], extra: dict[str, Any]) -> Any:
+        """The functional call with a fixed iterator config, after prepares and prechecks:
+        the plan, kernel and runner the general path chose for operands with this metadata
+        (see Note [Pointwise fast path])."""
+        key = operands_key(operands)
+        found = self._fast.get(key)
+        if found is None:
+            found = self._remember(key, plan(self._config, operands, None))  # type: ignore[arg-type]  # fixed config
+        p, kernel, runner = found
+        if runner is None:
+            return self._finish(p, kernel, operands, None, extra)
+        for check in self._checks:
+            converted = check(p, **extra)
+            if converted:
+                extra = {**extra, **converted}
+        return runner(operands, extra)
+
+    def _finish(
+        self,
+        p: Plan,
+        kernel: Kernel | None,
+        operands: Sequence[Any],
+        out: TensorImpl | None,
+        extra: dict[str, Any],
+    ) -> Any:
+        """Check, pick the kernel (or raise torch's dtype error), compute, write."""
         # torch: the meta function's checks come before the kernel's dtype switch.
         for check in self._checks:
             converted = check(p, **extra)
@@ -278,6 +302,15 @@ class PointwiseOp:
         if out is None and p.simple:
             return run_simple(p, kernel, operands, extra)
         return run(p, kernel, operands, out, extra)
+
+    def _remember(self, key: tuple[object, ...], p: Plan) -> FastEntry:
+        """Cache the general path's plan, kernel and (for simple plans) runner for `key`."""
+        kernel = self._kernel_or_none(p)
+        runner = simple_runner(p, kernel) if kernel is not None and p.simple else None
+        if len(self._fast) > 1024:
+            self._fast.clear()
+        found = self._fast[key] = (p, kernel, runner)
+        return found
 
     def _kernel_or_none(self, p: Plan) -> Kernel | None:
         """The plan's kernel, or None where `kernel_for` would raise (meta plans compute
@@ -301,6 +334,9 @@ class PointwiseOp:
         extra_keywords = tuple(a.name for a in schema.arguments if a.kwarg_only and not a.is_write)
         out_name = next((a.name for a in schema.arguments if a.kwarg_only and a.is_write), None)
         call = self.__call__
+        functional = self.functional
+        prepares, prechecks = self._prepares, self._prechecks  # the lists: later hooks count
+        fixed = type(self._config) is IterConfig
         inplace_checks = self._inplace_checks  # the list itself: later registrations count
         leading = operand_positions == tuple(range(len(operand_positions)))
         n_operands = len(operand_positions)
@@ -309,8 +345,12 @@ class PointwiseOp:
         # arguments they are the kernel's extra arguments as they come (the binder made the
         # dict for this call).
         keywords_only = not extra_positional
+        # The common functional call goes straight to the fast path.
+        direct = role == "functional" and fixed and leading and keywords_only and out_name is None
 
         def kernel(*args: Any, **kwargs: Any) -> Any:
+            if direct and not prepares and not prechecks:
+                return functional(args[:n_operands], kwargs)
             operands = args[:n_operands] if leading else [args[i] for i in operand_positions]
             if out_name is not None:
                 out = kwargs.pop(out_name)

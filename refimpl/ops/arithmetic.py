@@ -51,6 +51,8 @@ def _scaled(xp: ArrayNamespace, other: Array, alpha: Scalar) -> Array:
 
 
 def _one(alpha: Scalar) -> bool:
+    # The kernels below test the same inline (`type(alpha) is int and alpha == 1`): they run
+    # on every call, and torch skips the multiplication only for an int alpha of 1.
     return type(alpha) is int and alpha == 1
 
 
@@ -98,7 +100,7 @@ add.compute(dtypes=COMPLEX)(add_compute_complex)
 @add.compute
 def add_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     """self + alpha * other. Torch: add_kernel in BinaryOpsKernel.cpp (ufunc add)."""
-    return xp.add(self, other if _one(alpha) else _scaled(xp, other, alpha))
+    return xp.add(self, other if type(alpha) is int and alpha == 1 else _scaled(xp, other, alpha))
 
 
 # --- sub, rsub ---------------------------------------------------------------------------
@@ -145,7 +147,9 @@ def sub_compute_complex(xp: ArrayNamespace, self: Array, other: Array, *, alpha:
 @sub.compute
 def sub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     """self - alpha * other. Torch: sub is add with -alpha (sub_kernel)."""
-    return xp.subtract(self, other if _one(alpha) else _scaled(xp, other, alpha))
+    return xp.subtract(
+        self, other if type(alpha) is int and alpha == 1 else _scaled(xp, other, alpha)
+    )
 
 
 rsub = pointwise(
@@ -174,7 +178,9 @@ def rsub_compute_complex(xp: ArrayNamespace, self: Array, other: Array, *, alpha
 @rsub.compute
 def rsub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
     """other - alpha * self. Torch: rsub in BinaryOps.cpp."""
-    return xp.subtract(other, self if _one(alpha) else _scaled(xp, self, alpha))
+    return xp.subtract(
+        other, self if type(alpha) is int and alpha == 1 else _scaled(xp, self, alpha)
+    )
 
 
 # --- mul ---------------------------------------------------------------------------------
