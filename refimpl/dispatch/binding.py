@@ -53,11 +53,31 @@ _NUMBER_TYPES: Final = (bool, int, float, complex)
 _TENSOR_OR_NUMBER: Final = (TensorImpl, *_NUMBER_TYPES)
 
 
-class CastError(Exception):
+class _LazyText:
+    """An exception whose text is made only when read (Note [Lazy match errors])."""
+
+    def __init__(self, text: str | Callable[[], str]) -> None:
+        super().__init__()
+        self._text = text
+
+    def __str__(self) -> str:
+        if not isinstance(self._text, str):
+            self._text = self._text()
+        return self._text
+
+
+# Note [Lazy match errors]
+# A packet tries its overloads in order, and most refusals are never shown: `add(x, y)` first
+# fails `add.Scalar`'s Scalar check on `y`. Torch's text for that refusal prints the value
+# (`Value: tensor(...)`), which for a large tensor costs milliseconds; so refusals carry a
+# function that makes their text, called only if the error is read.
+
+
+class CastError(_LazyText, Exception):
     """A value that does not fit an argument's type; the text is torch's cast detail."""
 
 
-class SchemaMatchError(RuntimeError):
+class SchemaMatchError(_LazyText, RuntimeError):
     """The arguments do not fit one schema; a packet then tries its next overload.
 
     Torch: schema_match_error in torch/csrc/jit/python/pybind_utils.h. Other errors raised
@@ -80,13 +100,13 @@ def _type_name(value: object) -> str:
 def _check_tensor(value: Any) -> Any:
     if isinstance(value, TensorImpl):
         return value
-    raise CastError(f"Unable to cast {value!r} to Tensor")
+    raise CastError(lambda: f"Unable to cast {value!r} to Tensor")
 
 
 def _check_tensor_or_number(value: Any) -> Any:
     if isinstance(value, _TENSOR_OR_NUMBER):
         return value
-    raise CastError(f"Unable to cast {value!r} to Tensor")
+    raise CastError(lambda: f"Unable to cast {value!r} to Tensor")
 
 
 def _check_int(value: Any) -> Any:
@@ -110,7 +130,7 @@ def _check_complex(value: Any) -> Any:
 def _check_number(value: Any) -> Any:
     if isinstance(value, _NUMBER_TYPES):
         return value
-    raise CastError(f"Cannot cast {value!r} to number")
+    raise CastError(lambda: f"Cannot cast {value!r} to number")
 
 
 def _check_bool(value: Any) -> Any:
@@ -409,8 +429,8 @@ class Binder:
 
     def _type_error(self, param: Parameter, value: object, error: CastError) -> SchemaMatchError:
         return SchemaMatchError(
-            f"{self._op_name}() Expected a value of type '{param.type_str}' for argument "
-            f"'{param.name}' but instead found type '{_type_name(value)}'.\n"
+            lambda: f"{self._op_name}() Expected a value of type '{param.type_str}' for "
+            f"argument '{param.name}' but instead found type '{_type_name(value)}'.\n"
             f"Position: {param.position}\n"
             f"Value: {value!r}\n"
             f"Declaration: {self._declaration}\n"
@@ -434,14 +454,14 @@ NoMatchingSchema.__name__ = NoMatchingSchema.__qualname__ = "RuntimeError"
 NoMatchingSchema.__module__ = "builtins"
 
 
-def match_failure(reasons: Sequence[str]) -> RuntimeError:
+def match_failure(reasons: Sequence[SchemaMatchError]) -> RuntimeError:
     """The packet's error when no overload accepts the arguments. Torch: getOpWithStack.
 
     A packet with a single overload raises that overload's own error instead.
     """
     if len(reasons) == 1:
-        return NoMatchingSchema(reasons[0])
+        return NoMatchingSchema(str(reasons[0]))
     return NoMatchingSchema(
         "Overloaded torch operator invoked from Python failed to match any schema:\n"
-        + "\n\n".join(reasons)
+        + "\n\n".join(map(str, reasons))
     )

@@ -311,12 +311,12 @@ class OpOverloadPacket:
         """Call the first overload that accepts the arguments. Torch: OpOverloadPacket.__call__."""
         if not self._resolution:
             self._resolution = tuple(getattr(self, name) for name in self.overloads())
-        reasons = []
+        reasons: list[SchemaMatchError] = []
         for op in self._resolution:
             try:
                 bound_args, bound_kwargs = op._binder.bind(args, kwargs)
             except SchemaMatchError as mismatch:
-                reasons.append(str(mismatch))
+                reasons.append(mismatch)
                 continue
             return op.call_bound(bound_args, bound_kwargs)
         raise match_failure(reasons)
@@ -325,12 +325,12 @@ class OpOverloadPacket:
         """The overload a call with these arguments binds to (no call is made)."""
         if not self._resolution:
             self._resolution = tuple(getattr(self, name) for name in self.overloads())
-        reasons = []
+        reasons: list[SchemaMatchError] = []
         for op in self._resolution:
             try:
                 op._binder.bind(args, kwargs)
             except SchemaMatchError as mismatch:
-                reasons.append(str(mismatch))
+                reasons.append(mismatch)
                 continue
             return op
         raise match_failure(reasons)
