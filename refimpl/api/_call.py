@@ -35,6 +35,7 @@ class Binding:
         "out_names",
         "packet",
         "returns",
+        "returns_list",
         "returns_out",
     )
 
@@ -54,8 +55,11 @@ class Binding:
         # torch.return_types.<op> (its out= form <op>_out); see api/return_types.py.
         self.returns: type[StructSeq] | None = None
         self.returns_out: type[StructSeq] | None = None
+        # torch: a binding returns a Tensor[] result as a tuple (wrap(TensorList)).
+        self.returns_list = False
         for overload_name in packet.overloads():
             schema = getattr(packet, overload_name)._schema
+            self.returns_list |= any(str(r.type) == "List[Tensor]" for r in schema.returns)
             outs = tuple(a.name for a in schema.arguments if a.kwarg_only and a.is_write)
             if len(outs) > 1:
                 self.out_names.setdefault(len(outs), outs)
@@ -91,6 +95,8 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
         result = binding.packet(*args, **kwargs)
     except NoMatchingSchema:
         raise invalid_arguments(binding, args, kwargs) from None
+    if binding.returns_list and type(result) is list:
+        return tuple(result)
     if binding.returns is not None and type(result) is tuple:
         outs = binding.out_names.get(len(result), ())
         if binding.returns_out is not None and kwargs and any(n in kwargs for n in outs):
@@ -183,6 +189,10 @@ def invalid_arguments(binding: Binding, args: tuple[Any, ...], kwargs: dict[str,
                     f"{api_name}(): argument '{param.name}' (position {position}) must be "
                     f"{expected}, not {_type_name(value)}"
                 )
+        names = {p.name for p in params} | {"input", "self"}
+        for name in kwargs:
+            if name not in names:
+                return TypeError(f"{api_name}() got an unexpected keyword argument '{name}'")
     got = ", ".join(
         [_type_name(a) for a in shown] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     )
