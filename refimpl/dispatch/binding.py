@@ -301,6 +301,7 @@ class Binder:
         "_by_name",
         "_declaration",
         "_fast",
+        "_kw_checkers",
         "_kw_defaults",
         "_kwonly",
         "_n_positional",
@@ -340,6 +341,7 @@ class Binder:
         # positional checks plus the keyword-only defaults.
         self._positional_checkers = tuple(p.checker for p in self._positional)
         self._kw_defaults = {p.name: p.default for p in self._kwonly}
+        self._kw_checkers = {p.name: p.checker for p in self._kwonly}
         self._fast = all(p.has_default for p in self._kwonly)
         self._validate_only = all(c in _VALIDATORS for c in self._positional_checkers)
         self._valid_types: set[tuple[type, ...]] = set()
@@ -354,7 +356,9 @@ class Binder:
         from the keywords or their defaults, then leftover keywords.
         """
         n = len(args)
-        if not kwargs and n == self._n_positional and self._fast:
+        if n == self._n_positional and self._fast:
+            # The common call: every positional argument given, keyword-only ones by name or
+            # default. Any refusal falls through to the general path and its torch text.
             try:
                 if self._validate_only:
                     # Validators accept by type alone: a type pattern that passed once passes.
@@ -367,10 +371,15 @@ class Binder:
                     checked = tuple(args)
                 else:
                     checked = tuple([check(v) for check, v in zip(self._positional_checkers, args)])
-            except CastError:
+                bound = dict(self._kw_defaults)
+                if kwargs:
+                    kw_checkers = self._kw_checkers
+                    for name, value in kwargs.items():
+                        bound[name] = kw_checkers[name](value)
+            except (CastError, KeyError):
                 pass  # the general path below reports the error in torch's words
             else:
-                return checked, dict(self._kw_defaults)
+                return checked, bound
         n_params = self._n_positional + len(self._kwonly)
         if n + len(kwargs) > n_params:
             raise SchemaMatchError(
