@@ -76,6 +76,10 @@ class StridedViews:
         target = self.as_strided(flat, size, stride, offset)
         target[...] = values
 
+    def bitcast(self, flat: Any, dtype: Any) -> Any:
+        # ndarray.view(dtype) reinterprets the bytes of a contiguous array without a copy.
+        return flat.view(dtype)
+
     def flatten(self, array: Any) -> Any:
         # A strided array reshapes to a strided 1-D view; storage must be contiguous.
         if not array.flags.c_contiguous:

@@ -131,8 +131,6 @@ def _set(index: Any, value_at: int | None = None, value: Any = None) -> Callable
     return call
 
 
-_NO_ADVANCED: Final = "a Python bool is advanced indexing in torch (aten.index.Tensor)"
-
 CASES: Final[list[Case]] = [
     # t[index]
     Case("get_int", lambda x: x[0], _x),
@@ -153,7 +151,7 @@ CASES: Final[list[Case]] = [
     Case("get_three_ints", lambda x: x[0, 1, 2], _x),
     Case("get_int_ellipsis_none", lambda x: x[0, ..., None], _x),
     Case("get_chained", lambda x: x[1:][0], _x),
-    Case("get_true", lambda x: x[True], _x, xfail=_NO_ADVANCED),
+    Case("get_true", lambda x: x[True], _x),
     Case("get_out_of_range", lambda x: x[..., 5], _x),
     Case("get_0dim_int", lambda s: s[0], _scalar),
     Case("get_negative_step", lambda x: x[:, ::-1], _x),

@@ -96,7 +96,7 @@ def test_can_cast(a: str, b: str) -> None:
 TENSOR_OPERANDS: Final = [f"{dtype}_{kind}" for kind in KINDS for dtype in EVERY]
 
 
-def make(lib: Any, operand: str | bool | int | float | complex) -> Any:
+def make(lib: Any, operand: str | bool | complex) -> Any:
     """A tensor for "<dtype>_<kind>", or the Python number itself."""
     if not isinstance(operand, str):
         return operand

@@ -192,6 +192,6 @@ def test_version_counter_shared_like_torch() -> None:
 def test_bool_of_empty_and_comparison_fallbacks_match_torch() -> None:
     for lib in (torch, refimpl):
         x = lib.ones(2)
-        assert (x == None, x != None, x == "a") == (False, True, False)  # noqa: E711
+        assert (x == None, x != None, x == "a") == (False, True, False)
         assert x in [x] and {x: 1}[x] == 1
     assert _raised(lambda x: bool(x[:0]), refimpl) == _raised(lambda x: bool(x[:0]), torch)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import hypothesis.strategies as st
-from hypothesis import HealthCheck, given, settings
 import torch
+from hypothesis import HealthCheck, given, settings
 
 import refimpl
 

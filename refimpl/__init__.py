@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 
 # Public modules with torch's paths: refimpl.ops (torch.ops), refimpl.library, refimpl._C.
 from refimpl import _C as _C
+from refimpl import functional as functional
 from refimpl import library as library
 from refimpl import ops as ops
 from refimpl import return_types as return_types
@@ -63,9 +64,12 @@ from refimpl.api._tensor_str import get_printoptions, set_printoptions
 from refimpl.api.constructions import *
 from refimpl.api.factories import (
     arange,
+    as_strided_,
     as_tensor,
     empty,
     empty_like,
+    empty_permuted,
+    empty_strided,
     eye,
     from_numpy,
     full,
@@ -74,6 +78,8 @@ from refimpl.api.factories import (
     logspace,
     ones,
     ones_like,
+    resize_as_,
+    scalar_tensor,
     tensor,
     zeros,
     zeros_like,
@@ -178,9 +184,7 @@ from refimpl.api.functions import (
     logit,
     lt,
     masked_fill,
-    max,
     maximum,
-    min,
     minimum,
     mul,
     multiply,
@@ -288,6 +292,7 @@ __all__ = [
     "arctan",
     "arctan2",
     "arctanh",
+    "as_strided_",
     "as_tensor",
     "asin",
     "asinh",
@@ -334,6 +339,8 @@ __all__ = [
     "dtype",
     "empty",
     "empty_like",
+    "empty_permuted",
+    "empty_strided",
     "eq",
     "equal",
     "erf",
@@ -416,10 +423,8 @@ __all__ = [
     "lt",
     "manual_seed",
     "masked_fill",
-    "max",
     "maximum",
     "memory_format",
-    "min",
     "minimum",
     "mul",
     "multiply",
@@ -451,12 +456,14 @@ __all__ = [
     "real",
     "reciprocal",
     "remainder",
+    "resize_as_",
     "resolve_conj",
     "resolve_neg",
     "result_type",
     "round",
     "rsqrt",
     "rsub",
+    "scalar_tensor",
     "seed",
     "set_default_dtype",
     "set_printoptions",

@@ -5,7 +5,7 @@ Torch: torch/special/__init__.py, whose functions are the generated bindings of 
 `aten::special_ndtr`). Arguments bind as torch's Python signatures say (`input` is the
 schema's `self`); those the aten ops decompose (expit is sigmoid, gammaln is lgamma) are
 resolved by the dispatcher, in refimpl/ops/special.py.
-Differs: logsumexp (a reduction), softmax and log_softmax are not here yet.
+Differs: softmax and log_softmax are not here yet.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ legendre_polynomial_p = _special("legendre_polynomial_p")
 log1p = _special("log1p")
 log_ndtr = _special("log_ndtr")
 logit = _special("logit")
+logsumexp = _special("logsumexp")
 modified_bessel_i0 = _special("modified_bessel_i0")
 modified_bessel_i1 = _special("modified_bessel_i1")
 modified_bessel_k0 = _special("modified_bessel_k0")

@@ -26,6 +26,9 @@ class ArrayApiStrictBackend:
     device_type = "cpu"
     supports_strided_views = False
     supports_inplace = False
+    # Differs: the standard has no bitcast, so tensors cannot view their storage as another
+    # dtype here (Tensor.view(dtype) raises; view_as_real / view_as_complex copy).
+    supports_bitcast = False
 
     def __init__(self) -> None:
         self.xp: Any = array_api_strict
@@ -46,6 +49,9 @@ class ArrayApiStrictBackend:
         self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int, values: Any
     ) -> None:
         raise NotImplementedError("refimpl does not write array_api_strict arrays in place")
+
+    def bitcast(self, flat: Any, dtype: Any) -> Any:
+        raise NotImplementedError("array_api_strict has no bitcast")
 
     def flatten(self, array: Any) -> Any:
         return array_api_strict.reshape(array, (-1,))

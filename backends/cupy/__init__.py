@@ -49,6 +49,7 @@ class CupyBackend(StridedViews):
     device_type = "cuda"
     supports_strided_views = True
     supports_inplace = True
+    supports_bitcast = True
 
     def __init__(self) -> None:
         import array_api_compat.cupy as xp_cupy

@@ -39,6 +39,9 @@ def cupy_extensions(cupy: Any) -> dict[str, Callable[..., Any]]:
         "fmod": cupy.fmod, "frexp": cupy.frexp, "ldexp": cupy.ldexp,
         "nextafter": cupy.nextafter, "sinc": cupy.sinc,
     }
+    # No scatter_set/_sum/_prod/_amax/_amin: CuPy's fancy assignment and cupyx.scatter_*
+    # keep no order among duplicate positions, so refimpl's deterministic composition from
+    # the standard runs instead (refimpl.ops._scatter, Note [Deterministic scatter]).
     for scipy_name, name in _SPECIAL_NAMES.items():
         fn = getattr(special, scipy_name, None)
         if fn is not None:

@@ -23,6 +23,24 @@ def _complex(real: Any, imag: Any) -> Any:
     return result
 
 
+def _scatter_set(target: Any, positions: Any, values: Any) -> Any:
+    # NumPy documents no order for repeated indices; its 1-D fancy assignment writes in
+    # index order (the last duplicate wins), which conformance/test_gather_scatter.py checks.
+    out = target.copy()
+    out[positions] = values
+    return out
+
+
+def _scatter_at(ufunc: Any) -> Callable[[Any, Any, Any], Any]:
+    def scatter(target: Any, positions: Any, values: Any) -> Any:
+        # ufunc.at applies the ufunc once per index, in order (unbuffered).
+        out = target.copy()
+        ufunc.at(out, positions, values)
+        return out
+
+    return scatter
+
+
 def numpy_extensions() -> dict[str, Callable[..., Any]]:
     """The extension table of the NumPy backend."""
     return {
@@ -63,4 +81,9 @@ def numpy_extensions() -> dict[str, Callable[..., Any]]:
         "entr": sc.entr,
         "xlogy": sc.xlogy,
         "xlog1py": sc.xlog1py,
+        "scatter_set": _scatter_set,
+        "scatter_sum": _scatter_at(np.add),
+        "scatter_prod": _scatter_at(np.multiply),
+        "scatter_amax": _scatter_at(np.maximum),
+        "scatter_amin": _scatter_at(np.minimum),
     }

@@ -63,6 +63,31 @@ def storage_extent(t: torch.Tensor) -> int:
     return offset + 1 + sum((n - 1) * s for n, s in zip(t.size(), t.stride()))
 
 
+def shared_storage(
+    t: torch.Tensor,
+    storages: dict[tuple[int, torch.dtype], Any],
+    copy: Callable[[torch.Tensor], Any],
+) -> Any:
+    """The target's copy of `t`'s whole storage as a flat tensor, made once per storage.
+
+    Tensors of one sample that share a storage in torch (`take(x, i, out=x)`) share one on the
+    target too, so the ops' overlap checks see what torch sees. None for tensors whose storage
+    cannot be shared this way (conjugate or negative views, empty storages).
+    """
+    if t.is_conj() or t.is_neg() or t.layout is not torch.strided:
+        return None
+    storage = t.untyped_storage()
+    if storage.data_ptr() == 0 or storage.nbytes() % t.element_size():
+        return None
+    key = (storage.data_ptr(), t.dtype)
+    found = storages.get(key)
+    if found is None:
+        whole = torch.empty(0, dtype=t.dtype, device=t.device)
+        whole.set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
+        found = storages[key] = copy(whole.detach())
+    return found
+
+
 # --- what a result looks like, in torch terms ----------------------------------------------------
 
 
@@ -130,9 +155,12 @@ def observe_torch(value: Any) -> Observed:
     """Describe a torch result; containers recursively, other values as they are."""
     if isinstance(value, torch.Tensor):
         plain = value.resolve_conj().resolve_neg()
+        # A meta tensor has no values to compare.
+        values = (
+            None if value.is_meta else plain.detach().clone(memory_format=torch.contiguous_format)
+        )
         return ObservedTensor(
-            torch_dtype_name(value.dtype), tuple(value.size()), tuple(value.stride()),
-            plain.detach().clone(memory_format=torch.contiguous_format),
+            torch_dtype_name(value.dtype), tuple(value.size()), tuple(value.stride()), values
         )
     if isinstance(value, tuple):
         # torch.return_types records are tuples; refimpl's may be plain tuples.
@@ -155,12 +183,18 @@ class TorchTarget(Target):
         return True
 
     def convert(self, value: Any) -> Any:
+        return self._convert(value, {})
+
+    def _convert(self, value: Any, storages: dict[tuple[int, torch.dtype], torch.Tensor]) -> Any:
         if isinstance(value, torch.Tensor):
-            return exact_clone(value)
+            flat = shared_storage(value, storages, lambda whole: exact_clone(whole))
+            if flat is None:
+                return exact_clone(value)
+            return flat.as_strided(value.size(), value.stride(), value.storage_offset())
         if type(value) in (list, tuple):
-            return type(value)(self.convert(v) for v in value)
+            return type(value)(self._convert(v, storages) for v in value)
         if isinstance(value, dict):
-            return {k: self.convert(v) for k, v in value.items()}
+            return {k: self._convert(v, storages) for k, v in value.items()}
         return value
 
     def resolve(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -229,8 +263,16 @@ class RefimplTarget(Target):
         return out
 
     def convert(self, value: Any) -> Any:
+        return self._convert(value, {})
+
+    def _convert(self, value: Any, storages: dict[tuple[int, torch.dtype], Any]) -> Any:
         if isinstance(value, torch.Tensor):
-            return self.tensor(value)
+            flat = shared_storage(value, storages, self.tensor)
+            if flat is None:
+                return self.tensor(value)
+            return flat.as_strided(
+                tuple(value.size()), tuple(value.stride()), int(value.storage_offset())
+            )
         if isinstance(value, torch.dtype):
             return self.dtype(value)
         if isinstance(value, torch.device):
@@ -238,9 +280,9 @@ class RefimplTarget(Target):
         if isinstance(value, torch.Size):
             return refimpl.Size(value)
         if type(value) in (list, tuple):
-            return type(value)(self.convert(v) for v in value)
+            return type(value)(self._convert(v, storages) for v in value)
         if isinstance(value, dict):
-            return {k: self.convert(v) for k, v in value.items()}
+            return {k: self._convert(v, storages) for k, v in value.items()}
         if isinstance(value, (torch.memory_format, torch.layout)):
             name = str(value).removeprefix("torch.")
             if not hasattr(refimpl, name):

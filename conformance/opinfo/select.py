@@ -149,7 +149,9 @@ FAMILY_RULES: Final[tuple[tuple[str, Callable[[OpInfo], bool]], ...]] = (
 )
 
 FAMILIES: Final = tuple(name for name, _ in FAMILY_RULES)
-CI_FAMILIES: Final = ("unary", "binary", "special", "pointwise-other")
+CI_FAMILIES: Final = (
+    "unary", "binary", "special", "pointwise-other", "reductions", "shapes", "indexing", "matmul",
+)
 
 
 def family_of(op: OpInfo) -> str:

@@ -153,8 +153,6 @@ class TensorMethods:
 
     igamma = method("igamma")
     igammac = method("igammac")
-    max = method("max")
-    min = method("min")
 
     # The view and fill methods torch binds by its argument parser, so wrong argument types
     # are TypeErrors (`x.transpose(0.5, 1)`), as every method here.

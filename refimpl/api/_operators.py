@@ -234,6 +234,19 @@ class TensorOperators:
     def __irshift__(self, other: object) -> Any:
         return _bitwise(aten.__irshift__, self, other)
 
+    def __matmul__(self, other: object) -> Any:
+        # torch: TensorBase.__matmul__ is torch.matmul with a TypeError (any non-tensor)
+        # turned into NotImplemented. Torch defines no __imatmul__: `a @= b` rebinds `a`.
+        if not isinstance(other, TensorImpl):
+            return NotImplemented
+        return aten.matmul.default(self, other)
+
+    def __rmatmul__(self, other: object) -> Any:
+        # torch: Tensor.__rmatmul__ in torch/_tensor.py, torch.matmul(other, self).
+        if not isinstance(other, TensorImpl):
+            return NotImplemented
+        return aten.matmul.default(other, self)
+
     def __invert__(self) -> Any:
         # torch: THPVariable_invert refuses floating and complex tensors before dispatch.
         dtype = self._dtype  # type: ignore[attr-defined]

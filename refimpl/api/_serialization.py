@@ -52,11 +52,13 @@ def reduce_tensor(t: TensorImpl) -> tuple[Any, tuple[Any, ...]]:
     """
     storage = t._storage
     backend = storage.backend
-    host = None if backend is None or storage.array is None else backend.to_host(storage.array)
+    # The storage read as the tensor's dtype (a dtype view's bytes; see Note [Untyped storage]).
+    flat = storage.array_as(t._dtype)
+    host = None if backend is None or flat is None else backend.to_host(flat)
     return rebuild_tensor, (
         type(t),
         host,
-        storage.size_elements,
+        storage.elements(t._dtype),
         str(storage.device),
         t._dtype.name,
         t._size,

@@ -18,19 +18,18 @@ from refimpl._base.dtypes import DType
 from refimpl._base.promotion import default_complex_dtype, get_default_dtype, promote_types
 from refimpl.api import _ranges
 from refimpl.api._args import sizes
-from refimpl.core import strides as geometry
+from refimpl.api._call import torch_function
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
 from refimpl.core.storage import Storage
 from refimpl.core.tensor import (
     TensorImpl,
     backend_dtype,
-    empty_strided_tensor,
     empty_tensor,
     from_array,
     make_tensor,
 )
-from refimpl.ops import data
+from refimpl.ops import aten, data
 
 if TYPE_CHECKING:
     from refimpl.api.tensor import Tensor
@@ -302,30 +301,38 @@ def from_numpy(ndarray: Any) -> Tensor:
             "uint64, uint32, uint16, uint8, and bool."
         )
     source = backend.strided_source(array)
+    out: Tensor
     if source is None:
-        return _wrap(array, dtype, _CPU, backend)
-    flat, strides = source
-    storage = Storage(flat, int(flat.shape[0]), dtype, _CPU, backend)
-    out: Tensor = make_tensor(storage, tuple(array.shape), strides, 0, dtype)
+        out = _wrap(array, dtype, _CPU, backend)
+    else:
+        flat, strides = source
+        storage = Storage(flat, int(flat.shape[0]), dtype, _CPU, backend)
+        out = make_tensor(storage, tuple(array.shape), strides, 0, dtype)
+    # torch: the storage is the array's memory, which torch does not own: it cannot grow.
+    out._storage.resizable = False
     return out
 
 
-# --- filled factories ------------------------------------------------------------------------
+# --- filled factories: each one aten call, as torch's bindings make ------------------------
 
 
-def _filled(
-    size: tuple[int, ...],
-    value: Any,
-    dtype: DType,
-    device: device | str | int | None,
-    requires_grad: bool,
-) -> Tensor:
-    dev, backend = _target(device)
-    out: Tensor = empty_tensor(size, dtype, dev, backend)
-    if backend is not None and value != 0:
-        data.fill_(out, value)
-        out._version_counter.version = 0
-    return _finish(out, requires_grad)
+def _aten_device(dev: device | str | int | None) -> device | None:
+    return None if dev is None else as_device(dev)
+
+
+def _scalar_argument(value: Any) -> Any:
+    # torch: a Scalar argument takes a Python number, a NumPy scalar or a one-element tensor
+    # and reads its Python value. A NumPy bool is neither a Python bool nor an integer to
+    # torch's argument parser, which reads it as a double (THPUtils_unpackDouble).
+    if isinstance(value, TensorImpl):
+        return value.item()
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    item = getattr(value, "item", None)
+    if item is None:
+        return value
+    number = item()
+    return float(number) if isinstance(number, bool) else number
 
 
 def zeros(
@@ -336,8 +343,14 @@ def zeros(
     device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """A tensor of zeros. Torch: torch.zeros."""
-    return _filled(sizes(size, "zeros"), 0, dtype or get_default_dtype(), device, requires_grad)
+    """A tensor of zeros. Torch: torch.zeros (aten.zeros, or aten.zeros.out)."""
+    shape = list(sizes(size, "zeros"))
+    result: Tensor
+    if out is not None:
+        result = aten.zeros.out(shape, out=out)
+        return result
+    result = aten.zeros.default(shape, dtype=dtype, device=_aten_device(device))
+    return _finish(result, requires_grad)
 
 
 def ones(
@@ -348,8 +361,14 @@ def ones(
     device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """A tensor of ones. Torch: torch.ones."""
-    return _filled(sizes(size, "ones"), 1, dtype or get_default_dtype(), device, requires_grad)
+    """A tensor of ones. Torch: torch.ones (aten.ones, or aten.ones.out)."""
+    shape = list(sizes(size, "ones"))
+    result: Tensor
+    if out is not None:
+        result = aten.ones.out(shape, out=out)
+        return result
+    result = aten.ones.default(shape, dtype=dtype, device=_aten_device(device))
+    return _finish(result, requires_grad)
 
 
 def empty(
@@ -362,8 +381,22 @@ def empty(
     pin_memory: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    """A tensor with unspecified values (refimpl: zeros). Torch: torch.empty."""
-    return _filled(sizes(size, "empty"), 0, dtype or get_default_dtype(), device, requires_grad)
+    """A tensor with unspecified values (refimpl: zeros). Torch: torch.empty
+    (aten.empty.memory_format, or aten.empty.out, which resizes `out`)."""
+    shape = list(sizes(size, "empty"))
+    result: Tensor
+    if out is not None:
+        if memory_format is not None:
+            # torch: the binding's check in python_torch_functions (dispatch_empty_out).
+            raise RuntimeError(
+                "'memory_format' argument is incompatible with 'out' tensor argument"
+            )
+        result = aten.empty.out(shape, memory_format=memory_format, out=out)
+        return result
+    result = aten.empty.memory_format(
+        shape, dtype=dtype, device=_aten_device(device), memory_format=memory_format
+    )
+    return _finish(result, requires_grad)
 
 
 def full(
@@ -376,16 +409,18 @@ def full(
     device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """A tensor filled with `fill_value`; the dtype is inferred from it. Torch: torch.full."""
-    if isinstance(fill_value, TensorImpl):
-        fill_value = fill_value.item()
-    return _filled(
-        sizes((size,), "full"),
-        fill_value,
-        dtype or _scalar_kind_dtype(fill_value),
-        device,
-        requires_grad,
-    )
+    """A tensor filled with `fill_value`. Torch: torch.full (aten.full, or aten.full.out).
+
+    The dtype follows the value's kind (bool, int64, the default float or complex dtype).
+    """
+    shape = list(sizes((size,), "full"))
+    value = _scalar_argument(fill_value)
+    result: Tensor
+    if out is not None:
+        result = aten.full.out(shape, value, out=out)
+        return result
+    result = aten.full.default(shape, value, dtype=dtype, device=_aten_device(device))
+    return _finish(result, requires_grad)
 
 
 def eye(
@@ -398,18 +433,79 @@ def eye(
     device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """A 2-D tensor with ones on the diagonal. Torch: torch.eye."""
-    if n < 0:
-        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    cols = n if m is None else m
-    if cols < 0:
-        raise RuntimeError(f"m must be greater or equal to 0, got {cols}")
-    target = dtype or get_default_dtype()
-    dev, backend = _target(device)
-    if backend is None:
-        return _finish(empty_tensor((n, cols), target, dev, None), requires_grad)
-    array = backend.xp.eye(n, cols, dtype=backend_dtype(backend, target))
-    return _finish(_wrap(array, target, dev, backend), requires_grad)
+    """A 2-D tensor with ones on the diagonal. Torch: torch.eye (aten.eye, eye.m, eye.out,
+    eye.m_out)."""
+    result: Tensor
+    if out is not None:
+        result = aten.eye.out(n, out=out) if m is None else aten.eye.m_out(n, m, out=out)
+        return result
+    dev = _aten_device(device)
+    if m is None:
+        result = aten.eye.default(n, dtype=dtype, device=dev)
+    else:
+        result = aten.eye.m(n, m, dtype=dtype, device=dev)
+    return _finish(result, requires_grad)
+
+
+def scalar_tensor(
+    s: Any,
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """A 0-dim tensor holding `s`, in the default dtype unless told (also for an int or a
+    bool). Torch: torch.scalar_tensor (aten.scalar_tensor)."""
+    result: Tensor = aten.scalar_tensor.default(
+        _scalar_argument(s), dtype=dtype, device=_aten_device(device)
+    )
+    return _finish(result, requires_grad)
+
+
+def empty_strided(
+    size: Sequence[int],
+    stride: Sequence[int],
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor (refimpl: zeros) with the given strides over a storage just
+    large enough. Torch: torch.empty_strided (aten.empty_strided)."""
+    result: Tensor = aten.empty_strided.default(
+        list(size), list(stride), dtype=dtype, device=_aten_device(device)
+    )
+    return _finish(result, requires_grad)
+
+
+def empty_permuted(
+    size: Sequence[int],
+    physical_layout: Sequence[int],
+    *,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised tensor laid out in memory in the dim order `physical_layout`.
+
+    Torch: torch.empty_permuted (aten.empty_permuted).
+    """
+    result: Tensor = aten.empty_permuted.default(
+        list(size), list(physical_layout), dtype=dtype, device=_aten_device(device)
+    )
+    return _finish(result, requires_grad)
+
+
+# --- resize_as_, as_strided_: in-place geometry torch also exposes as torch.* functions -----
+
+resize_as_ = torch_function("resize_as_")
+as_strided_ = torch_function("as_strided_")
 
 
 # --- ranges ----------------------------------------------------------------------------------
@@ -540,23 +636,6 @@ def like_target(
     return _target(target)
 
 
-def _like(
-    input: Tensor,
-    value: Any,
-    dtype: DType | None,
-    device: device | str | int | None,
-    requires_grad: bool,
-) -> Tensor:
-    # torch: empty_like(..., memory_format=preserve_format) keeps the input's layout.
-    dev, backend = like_target(input, device)
-    stride = geometry.dense_strides_like(input._size, input._stride)
-    out: Tensor = empty_strided_tensor(input._size, stride, dtype or input._dtype, dev, backend)
-    if backend is not None and value != 0:
-        data.fill_(out, value)
-        out._version_counter.version = 0
-    return _finish(out, requires_grad)
-
-
 def zeros_like(
     input: Tensor,
     *,
@@ -567,7 +646,10 @@ def zeros_like(
     memory_format: Any = None,
 ) -> Tensor:
     """Zeros with `input`'s shape, dtype and device. Torch: torch.zeros_like."""
-    return _like(input, 0, dtype, device, requires_grad)
+    result: Tensor = aten.zeros_like.default(
+        input, dtype=dtype, device=_aten_device(device), memory_format=memory_format
+    )
+    return _finish(result, requires_grad)
 
 
 def ones_like(
@@ -580,7 +662,10 @@ def ones_like(
     memory_format: Any = None,
 ) -> Tensor:
     """Ones with `input`'s shape, dtype and device. Torch: torch.ones_like."""
-    return _like(input, 1, dtype, device, requires_grad)
+    result: Tensor = aten.ones_like.default(
+        input, dtype=dtype, device=_aten_device(device), memory_format=memory_format
+    )
+    return _finish(result, requires_grad)
 
 
 def empty_like(
@@ -593,7 +678,10 @@ def empty_like(
     memory_format: Any = None,
 ) -> Tensor:
     """An uninitialised tensor like `input` (refimpl: zeros). Torch: torch.empty_like."""
-    return _like(input, 0, dtype, device, requires_grad)
+    result: Tensor = aten.empty_like.default(
+        input, dtype=dtype, device=_aten_device(device), memory_format=memory_format
+    )
+    return _finish(result, requires_grad)
 
 
 def full_like(
@@ -607,4 +695,11 @@ def full_like(
     memory_format: Any = None,
 ) -> Tensor:
     """`fill_value` with `input`'s shape, dtype and device. Torch: torch.full_like."""
-    return _like(input, fill_value, dtype, device, requires_grad)
+    result: Tensor = aten.full_like.default(
+        input,
+        _scalar_argument(fill_value),
+        dtype=dtype,
+        device=_aten_device(device),
+        memory_format=memory_format,
+    )
+    return _finish(result, requires_grad)

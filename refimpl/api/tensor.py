@@ -19,6 +19,7 @@ from refimpl._base.scalars import int_of
 from refimpl._base.size import Size
 from refimpl.api import _serialization, _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
+from refimpl.api._call import method
 from refimpl.api._indexing import getitem, setitem
 from refimpl.api._methods import TensorMethods
 from refimpl.api._operators import TensorOperators, operand
@@ -39,6 +40,10 @@ def _compare(packet: Any, self: Tensor, other: object) -> Any:
     # torch: a tensor, a number or a NumPy scalar (as the arithmetic operators take them).
     value = operand(other)
     return NotImplemented if value is None else packet(self, value)
+
+
+def _device_arg(dev: Any) -> device | None:
+    return None if dev is None else as_device(dev)
 
 
 class Tensor(
@@ -127,6 +132,31 @@ class Tensor(
             )
         out: Tensor = aten.transpose.int(self, -2, -1)
         return out
+
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two dims. Torch: Tensor.mH (adjoint)."""
+        if self.dim() < 2:
+            raise RuntimeError(
+                "tensor.mH is only supported on matrices or batches of matrices. Got "
+                f"{self.dim()}-D tensor."
+            )
+        out: Tensor = aten.transpose.int(self, -2, -1)
+        # torch: conj is a no-op without a dispatch for real tensors.
+        return aten.conj.default(out) if self._dtype.is_complex else out
+
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix. Torch: Tensor.H."""
+        if self.dim() != 2:
+            hint = (
+                ". For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "."
+            )
+            raise RuntimeError(
+                "tensor.H is only supported on matrices (2-D tensors). Got "
+                f"{self.dim()}-D tensor{hint}"
+            )
+        return self.mH
 
     # --- Python protocol -----------------------------------------------------------------
 
@@ -258,10 +288,16 @@ class Tensor(
     # --- views: each method is one aten op call, as torch's Tensor methods are ----------
 
     def view(self, *shape: Any) -> Tensor:
-        """A view with another shape (never copies). Torch: Tensor.view (aten.view)."""
+        """A view with another shape, or of the same bytes as another dtype (never copies).
+
+        Torch: Tensor.view, which binds `view(dtype)` to aten.view.dtype and sizes to
+        aten.view.
+        """
+        out: Tensor
         if len(shape) == 1 and isinstance(shape[0], DType):
-            raise NotImplementedError("refimpl: dtype views arrive with the operator issue")
-        out: Tensor = aten.view.default(self, list(parse_sizes(shape, "view")))
+            out = aten.view.dtype(self, shape[0])
+            return out
+        out = aten.view.default(self, list(parse_sizes(shape, "view")))
         return out
 
     def view_as(self, other: Tensor) -> Tensor:
@@ -294,6 +330,24 @@ class Tensor(
         self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
     ) -> Tensor:
         out: Tensor = aten.as_strided.default(self, list(size), list(stride), storage_offset)
+        return out
+
+    # In-place view ops: new geometry for this tensor, same storage (inplace_view ops).
+    squeeze_ = method("squeeze_")
+    unsqueeze_ = method("unsqueeze_")
+    t_ = method("t_")
+    transpose_ = method("transpose_")
+    swapdims_ = method("swapdims_")
+    swapaxes_ = method("swapaxes_")
+    as_strided_ = method("as_strided_")
+    resize_as_ = method("resize_as_")
+
+    def resize_(self, *sizes: Any, memory_format: object = None) -> Tensor:
+        """New sizes, over a storage grown to fit (values kept). Torch: Tensor.resize_, whose
+        binding takes the sizes as varargs or one sequence (aten.resize_)."""
+        out: Tensor = aten.resize_.default(
+            self, list(parse_sizes(sizes, "resize_")), memory_format=memory_format
+        )
         return out
 
     def split(self, split_size: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
@@ -352,12 +406,11 @@ class Tensor(
         device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
-        return factories.zeros(
-            parse_sizes(size, "new_zeros"),
-            dtype=dtype or self._dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
+        """Zeros of this tensor's dtype and device. Torch: Tensor.new_zeros (aten.new_zeros)."""
+        out: Tensor = aten.new_zeros.default(
+            self, list(parse_sizes(size, "new_zeros")), dtype=dtype, device=_device_arg(device)
         )
+        return out.requires_grad_(True) if requires_grad else out
 
     def new_ones(
         self,
@@ -366,12 +419,11 @@ class Tensor(
         device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
-        return factories.ones(
-            parse_sizes(size, "new_ones"),
-            dtype=dtype or self._dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
+        """Ones of this tensor's dtype and device. Torch: Tensor.new_ones (aten.new_ones)."""
+        out: Tensor = aten.new_ones.default(
+            self, list(parse_sizes(size, "new_ones")), dtype=dtype, device=_device_arg(device)
         )
+        return out.requires_grad_(True) if requires_grad else out
 
     def new_empty(
         self,
@@ -380,12 +432,14 @@ class Tensor(
         device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
-        return factories.empty(
-            parse_sizes(size, "new_empty"),
-            dtype=dtype or self._dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
+        """An uninitialised tensor (refimpl: zeros) of this tensor's dtype and device.
+
+        Torch: Tensor.new_empty (aten.new_empty).
+        """
+        out: Tensor = aten.new_empty.default(
+            self, list(parse_sizes(size, "new_empty")), dtype=dtype, device=_device_arg(device)
         )
+        return out.requires_grad_(True) if requires_grad else out
 
     def new_full(
         self,
@@ -396,13 +450,34 @@ class Tensor(
         device: Any = None,
         requires_grad: bool = False,
     ) -> Tensor:
-        return factories.full(
-            size,
-            fill_value,
-            dtype=dtype or self._dtype,
-            device=device or self.device,
-            requires_grad=requires_grad,
+        """`fill_value` in this tensor's dtype (not the value's) and device.
+
+        Torch: Tensor.new_full (aten.new_full).
+        """
+        value = fill_value.item() if isinstance(fill_value, TensorImpl) else fill_value
+        out: Tensor = aten.new_full.default(
+            self, list(parse_sizes((size,), "new_full")), value, dtype=dtype,
+            device=_device_arg(device),
         )
+        return out.requires_grad_(True) if requires_grad else out
+
+    def new_empty_strided(
+        self,
+        size: Sequence[int],
+        stride: Sequence[int],
+        *,
+        dtype: DType | None = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        """empty_strided with this tensor's dtype and device by default.
+
+        Torch: Tensor.new_empty_strided (aten.new_empty_strided).
+        """
+        out: Tensor = aten.new_empty_strided.default(
+            self, list(size), list(stride), dtype=dtype, device=_device_arg(device)
+        )
+        return out.requires_grad_(True) if requires_grad else out
 
     # --- dtype and device conversion ----------------------------------------------------
 

@@ -74,6 +74,8 @@ class Backend(Protocol):
     """`as_strided` gives a zero-copy view of a flat array."""
     supports_inplace: bool
     """`write_strided` writes into an existing array in place."""
+    supports_bitcast: bool
+    """`bitcast` reinterprets an array's bytes as another dtype (dtype views need it)."""
     extensions: Mapping[str, Callable[..., Array]]
     """Array functions outside the Array API standard, by name (`"erf"`, `"fmod"`, ...):
     see `EXTENSION_NAMES`. A backend lists only those it has."""
@@ -88,6 +90,15 @@ class Backend(Protocol):
         self, flat: Array, size: Sequence[int], stride: Sequence[int], offset: int, values: Array
     ) -> None:
         """Write `values` (of shape `size`) through a strided view of `flat`, in place."""
+        ...
+
+    def bitcast(self, flat: Array, dtype: Any) -> Array:
+        """The 1-D contiguous `flat` with its bytes read as the library dtype `dtype`
+        (only if `supports_bitcast`): a zero-copy view where the library has one, so that
+        writes through it land in `flat` when `supports_inplace`.
+
+        Torch: no counterpart; torch's storage is untyped bytes (Tensor.view(dtype)).
+        """
         ...
 
     def flatten(self, array: Array) -> Array:
@@ -257,6 +268,14 @@ EXTENSION_NAMES: Final[dict[str, str]] = {
     "entr": "-x log x",
     "xlogy": "x log y",
     "xlog1py": "x log1p(y)",
+    # Scatter (refimpl.ops._scatter): fn(target, positions, values) -> a new 1-D array with
+    # values written or combined at int64 positions in index order; without one, refimpl
+    # composes it from the standard.
+    "scatter_set": "target with values written at positions (the last of duplicates wins)",
+    "scatter_sum": "target with values added at positions",
+    "scatter_prod": "target with values multiplied in at positions",
+    "scatter_amax": "target with the NaN-propagating maximum taken at positions",
+    "scatter_amin": "target with the NaN-propagating minimum taken at positions",
 }
 
 

@@ -4,6 +4,17 @@ Torch: c10::StorageImpl and c10::VariableVersion. A storage holds a 1-D array of
 library; every tensor is a strided view of one storage. Backends whose arrays cannot be
 written in place get their array *replaced* on a write, which every alias sees because they
 all hold the same `Storage` object (see Note [Storage model] in design.md).
+
+Note [Untyped storage]
+Torch's storage is untyped bytes: `x.view(torch.int32)` and `view_as_real` give tensors of
+another dtype over the same bytes. Here the storage keeps one typed flat array (`array`, of
+`dtype`, `size_elements` long) and its size in bytes is fixed by them. A tensor whose dtype
+differs from the storage's reads the array through the backend's `bitcast` (a zero-copy
+reinterpretation on NumPy and CuPy; see `array_as`), and writes through it the same way
+(`replace_as` for backends that replace arrays). A backend without a bitcast
+(array_api_strict: the Array API standard has none) cannot hold such tensors; the ops that
+would make one raise `bitcast_unsupported`. Tensors of the storage's own dtype (nearly all)
+pay nothing for this: they read `array` directly.
 """
 
 from __future__ import annotations
@@ -13,7 +24,7 @@ from typing import Final
 
 from refimpl._base.device import device, storage_device
 from refimpl._base.dtypes import DType
-from refimpl.core.backend import Array, Backend
+from refimpl.core.backend import Array, Backend, missing_dtype
 
 # Fake addresses so that data_ptr() is offset-aware and distinct storages never overlap.
 # Differs: torch reports real memory addresses; only differences and overlaps are meaningful.
@@ -27,7 +38,16 @@ class Storage:
     Torch: c10::StorageImpl (returned by Tensor.untyped_storage()).
     """
 
-    __slots__ = ("__weakref__", "_address", "array", "backend", "device", "dtype", "size_elements")
+    __slots__ = (
+        "__weakref__",
+        "_address",
+        "array",
+        "backend",
+        "device",
+        "dtype",
+        "resizable",
+        "size_elements",
+    )
 
     def __init__(
         self,
@@ -44,6 +64,8 @@ class Storage:
         self.device = device if device._index is None else storage_device(device)
         self.backend = backend
         self._address = 0  # given on first data_ptr(): most storages never need one
+        # torch: StorageImpl::resizable(); False for memory refimpl does not own (from_numpy).
+        self.resizable = True
 
     def nbytes(self) -> int:
         """Size in bytes. Torch: UntypedStorage.nbytes."""
@@ -67,6 +89,66 @@ class Storage:
     def element_size(self) -> int:
         return 1
 
+    def elements(self, dtype: DType) -> int:
+        """How many whole elements of `dtype` the storage's bytes hold."""
+        if dtype is self.dtype:
+            return self.size_elements
+        return self.size_elements * self.dtype.itemsize // dtype.itemsize
+
+    def array_as(self, dtype: DType) -> Array:
+        """The flat array read as `dtype`, sharing memory: `array` itself for the storage's
+        own dtype, else the backend's bitcast of the whole elements of `dtype` it holds
+        (None for a storage without data).
+
+        See Note [Untyped storage].
+        """
+        flat = self.array
+        if dtype is self.dtype or flat is None or self.backend is None:
+            return flat
+        backend = self.backend
+        if not backend.supports_bitcast:
+            raise bitcast_unsupported(backend, "reading a tensor of another dtype")
+        # A bitcast to a larger element needs a whole number of them: drop the tail bytes.
+        keep = self.elements(dtype) * dtype.itemsize // self.dtype.itemsize
+        return backend.bitcast(flat[:keep] if keep < self.size_elements else flat,
+                               _library_dtype(backend, dtype))
+
+    def replace_as(self, dtype: DType, flat: Array) -> None:
+        """Make `flat` (elements of `dtype`, as `array_as(dtype)` gave them) the storage's
+        array: for backends that replace arrays on a write. See Note [Untyped storage]."""
+        if dtype is self.dtype:
+            self.array = flat
+            return
+        backend = self.backend
+        old = self.array
+        if backend is None or old is None:
+            return
+        own = backend.bitcast(flat, _library_dtype(backend, self.dtype))
+        if own.shape[0] < self.size_elements:  # the tail bytes array_as dropped
+            own = backend.xp.concat((own, old[own.shape[0] :]))
+        self.array = own
+
+    def grow(self, nbytes: int) -> None:
+        """Grow to hold at least `nbytes` bytes, keeping the values; new bytes are zero.
+
+        Torch: resize_bytes_cpu (the storage's allocation grows; refimpl rounds up to whole
+        elements of the storage's array).
+        """
+        if nbytes <= self.nbytes():
+            return
+        if not self.resizable:
+            # torch: resize_bytes_cpu in aten/src/ATen/native/Resize.cpp.
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        itemsize = self.dtype.itemsize
+        count = -(-nbytes // itemsize)
+        backend = self.backend
+        flat = self.array
+        if backend is not None and flat is not None:
+            xp = backend.xp
+            extra = xp.zeros((count - self.size_elements,), dtype=flat.dtype)
+            self.array = xp.concat((flat, extra))
+        self.size_elements = count
+
     @property
     def is_meta(self) -> bool:
         return self.array is None and self.device.type == "meta"
@@ -76,6 +158,25 @@ class Storage:
             f"<refimpl.Storage of {self.size_elements} {self.dtype.name} on {self.device}"
             f" ({self.backend.name if self.backend else 'no data'})>"
         )
+
+
+def _library_dtype(backend: Backend, dtype: DType) -> object:
+    array_dtype = backend.array_dtypes.get(dtype)
+    if array_dtype is None:
+        raise missing_dtype(backend, dtype)
+    return array_dtype
+
+
+def bitcast_unsupported(backend: Backend, operation: str) -> NotImplementedError:
+    """The error of a backend that cannot reinterpret bytes as another dtype.
+
+    Differs: torch's storage is untyped, so every device can; see Note [Untyped storage].
+    """
+    return NotImplementedError(
+        f"refimpl: the '{backend.name}' backend cannot run {operation}: it has no bitcast "
+        "(reinterpreting an array's bytes as another dtype is outside the Array API "
+        "standard), so a tensor cannot view its storage as another dtype there"
+    )
 
 
 class VersionCounter:

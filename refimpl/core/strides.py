@@ -253,7 +253,9 @@ def expand(g: Geometry, sizes: Sequence[int], type_desc: str = "") -> Geometry:
         offset = out_ndim - 1 - i
         d = ndim - 1 - offset
         n = g.size[d] if d >= 0 else 1
-        s = g.stride[d] if d >= 0 else n * (stride[i + 1] if i + 1 < out_ndim else 1)
+        # torch: a new dim's stride is the next dim's size times stride; a 0-dim tensor has
+        # no next dim, and torch reads 0 there (tensor(1.).expand(1, 1) has strides (0, 0)).
+        s = g.stride[d] if d >= 0 else size[i + 1] * stride[i + 1] if i + 1 < out_ndim else 0
         target = sizes[i]
         if d < 0 and target < 0:
             raise RuntimeError(

@@ -310,19 +310,21 @@ def array_of(t: TensorImpl) -> Array:
     """The tensor's values as an array of its backend, shaped like the tensor.
 
     A zero-copy strided view where the backend has one; otherwise a gather with index
-    arrays computed from the metadata.
+    arrays computed from the metadata. A tensor of another dtype than its storage's reads
+    the storage through a bitcast (see Note [Untyped storage] in core/storage.py).
     """
     storage = t._storage
-    flat = storage.array
+    source = storage.array
     cached = t._array_cache
     # The array is cached with the storage array it came from. Backends with in-place writes
     # keep that array (and the cached one views it); the others replace it on every write,
     # which invalidates the cache.
-    if cached is not None and cached[0] is flat:
+    if cached is not None and cached[0] is source:
         return cached[1]
     backend = storage.backend
-    if flat is None or backend is None:
+    if source is None or backend is None:
         raise _no_data(t)
+    flat = source if t._dtype is storage.dtype else storage.array_as(t._dtype)
     size, stride, offset = t._size, t._stride, t._storage_offset
     xp = backend.xp
     if geometry.is_contiguous(size, stride):
@@ -330,7 +332,7 @@ def array_of(t: TensorImpl) -> Array:
         if count == 0:
             # An empty view's offset may lie past the end of its storage (torch allows it).
             offset = 0
-        if offset == 0 and count == storage.size_elements:
+        if offset == 0 and count == flat.shape[0]:
             array = xp.reshape(flat, size)
         else:
             array = xp.reshape(flat[offset : offset + count], size)
@@ -338,7 +340,7 @@ def array_of(t: TensorImpl) -> Array:
         array = backend.as_strided(flat, size, stride, offset)
     else:
         array = xp.reshape(xp.take(flat, gather_indices(xp, size, stride, offset)), size)
-    t._array_cache = (flat, array)
+    t._array_cache = (source, array)
     return array
 
 
@@ -355,13 +357,17 @@ def write_array(t: TensorImpl, values: Array) -> None:
     """Write `values` (already of the tensor's shape and dtype) through the tensor's view.
 
     In place where the backend can; otherwise the storage's array is replaced by a new one,
-    which every tensor sharing the storage sees.
+    which every tensor sharing the storage sees. A tensor of another dtype than its
+    storage's writes through a bitcast (see Note [Untyped storage] in core/storage.py).
     """
     storage = t._storage
     flat = storage.array
     backend = storage.backend
     if flat is None or backend is None:
         return  # Meta tensors hold no data: a write only checks metadata.
+    dtype = t._dtype
+    if dtype is not storage.dtype:
+        flat = storage.array_as(dtype)
     size, stride, offset = t._size, t._stride, t._storage_offset
     xp = backend.xp
     if backend.supports_inplace:
@@ -372,10 +378,12 @@ def write_array(t: TensorImpl, values: Array) -> None:
         return
     flat_values = xp.reshape(values, (-1,))
     if geometry.is_contiguous(size, stride):
-        if offset == 0 and count == storage.size_elements:
-            storage.array = xp.asarray(flat_values, copy=True)
+        if offset == 0 and count == flat.shape[0]:
+            storage.replace_as(dtype, xp.asarray(flat_values, copy=True))
             return
-        storage.array = xp.concat((flat[:offset], flat_values, flat[offset + count :]))
+        storage.replace_as(
+            dtype, xp.concat((flat[:offset], flat_values, flat[offset + count :]))
+        )
         return
     # A general non-overlapping view: find, for each storage position, the element written
     # there (if any) by binary search over the sorted write positions.
@@ -383,11 +391,11 @@ def write_array(t: TensorImpl, values: Array) -> None:
     order = xp.argsort(positions)
     sorted_positions = xp.take(positions, order)
     sorted_values = xp.take(flat_values, order)
-    every = xp.arange(storage.size_elements, dtype=xp.int64)
+    every = xp.arange(flat.shape[0], dtype=xp.int64)
     slot = xp.searchsorted(sorted_positions, every)
     slot = xp.clip(slot, 0, max(count - 1, 0))
     hit = xp.take(sorted_positions, slot) == every
-    storage.array = xp.where(hit, xp.take(sorted_values, slot), flat)
+    storage.replace_as(dtype, xp.where(hit, xp.take(sorted_values, slot), flat))
 
 
 def tensor_over(
@@ -434,15 +442,8 @@ def resize_for_output(t: TensorImpl, size: tuple[int, ...], stride: tuple[int, .
     Torch: resize_output then as_strided_ (resize_out in the structured kernels' generated
     code); the storage offset is kept, and a storage grows as resize_ grows it.
     """
-    storage = t._storage
     needed = geometry.storage_extent(size, stride, t._storage_offset)
-    if needed > storage.size_elements:
-        backend = storage.backend
-        if backend is not None and storage.array is not None:
-            xp = backend.xp
-            extra = xp.zeros((needed - storage.size_elements,), dtype=storage.array.dtype)
-            storage.array = xp.concat((storage.array, extra))
-        storage.size_elements = needed
+    t._storage.grow(needed * t._dtype.itemsize)
     t._size = size
     t._stride = stride
     t._array_cache = None

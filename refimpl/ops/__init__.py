@@ -16,21 +16,30 @@ from refimpl.ops import compare as compare
 from refimpl.ops import complex as complex
 from refimpl.ops import construction as construction
 from refimpl.ops import data as data
+from refimpl.ops import factory as factory
 from refimpl.ops import gather_scatter as gather_scatter
 from refimpl.ops import index as index
+from refimpl.ops import index_dim as index_dim
 from refimpl.ops import join as join
 from refimpl.ops import like as like
 from refimpl.ops import matmul as matmul
+from refimpl.ops import order as order
 from refimpl.ops import pointwise as pointwise
 from refimpl.ops import predicates as predicates
+from refimpl.ops import products as products
 from refimpl.ops import reduction as reduction
+from refimpl.ops import reduction_norms as reduction_norms
+from refimpl.ops import reorder as reorder
 from refimpl.ops import scan as scan
 from refimpl.ops import selection as selection
 from refimpl.ops import special as special
 from refimpl.ops import special_polynomials as special_polynomials
+from refimpl.ops import split as split
 from refimpl.ops import unary_math as unary_math
 from refimpl.ops import unary_misc as unary_misc
+from refimpl.ops import vector_ops as vector_ops
 from refimpl.ops import view as view
+from refimpl.ops import view_copy as view_copy
 
 aten = namespace("aten")
 prims = namespace("prims")

@@ -3,7 +3,7 @@ conj_physical, resolve_conj, resolve_neg.
 
 Torch: aten/src/ATen/native/TensorFactories.cpp (complex, polar), ComplexHelper.h
 (view_as_real, view_as_complex), UnaryOps.cpp (real, imag, conj, conj_physical, resolve_conj,
-resolve_neg). See Note [Complex views are copies].
+resolve_neg). See Note [Complex views are copies] for backends without a bitcast.
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ _HALF_FLOAT_DOUBLE: Final = frozenset({"float16", "float32", "float64"})
 
 # Note [Complex views are copies]
 # In torch, view_as_real and view_as_complex reinterpret the same memory with another dtype,
-# and real/imag/conj are views over it. A refimpl storage holds one flat array of one dtype,
-# and the Array API has no dtype-changing view, so these results copy the whole storage into
-# one of the new dtype and lay the result over it with torch's geometry: sizes, strides,
-# storage offset and dtype are torch's, the values are torch's, but writes through the result
-# do not reach the source (and `_is_view()` is False). A dtype-changing storage view is the
-# missing piece.
+# and real/imag are views over it. refimpl does the same where the backend has a bitcast
+# (NumPy, CuPy; see Note [Untyped storage] in core/storage.py). A backend without one
+# (array_api_strict), or without the new dtype (complex32 for a float16 view_as_complex),
+# cannot hold a tensor of another dtype than its storage's, so there these
+# results copy the whole storage into one of the new dtype and lay the result over it with
+# torch's geometry: sizes, strides, storage offset, dtype and values are torch's, but writes
+# through the result do not reach the source (and `_is_view()` is False).
 
 # --- complex, polar ------------------------------------------------------------------------
 
@@ -113,31 +114,64 @@ def _retyped(
     return make_tensor(new, size, stride, offset, dtype, cls=type(source))
 
 
+def _can_view(source: TensorImpl, dtype: DType) -> bool:
+    """Whether a view as `dtype` is possible: meta, or a backend with a bitcast that stores
+    `dtype` (no backend stores complex32, the view_as_complex of a float16 tensor)."""
+    backend = source._storage.backend
+    return backend is None or (backend.supports_bitcast and dtype in backend.array_dtypes)
+
+
+def _dtype_view(
+    source: TensorImpl,
+    dtype: DType,
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    offset: int,
+) -> Any:
+    # A view of the same storage (and version counter), read as `dtype`.
+    root = source._base if source._base is not None else source
+    return make_tensor(
+        source._storage,
+        size,
+        stride,
+        offset,
+        dtype,
+        base=root,
+        version_counter=source._version_counter,
+        cls=type(source),
+    )
+
+
 view_as_real = defop("view_as_real(Tensor(a) self) -> Tensor(a)")
 
 
 def view_as_real_kernel(self: TensorImpl) -> Any:
     """A complex tensor as a real one with a last dim of 2 (real, imaginary).
 
-    Torch: view_as_real in ComplexHelper.h. See Note [Complex views are copies].
+    Torch: view_as_real in ComplexHelper.h: a view of the same bytes. See Note [Complex views
+    are copies] for backends without a bitcast.
     """
     if not self._dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    size = (*self._size, 2)
+    stride = (*(2 * s for s in self._stride), 1)
+    if _can_view(self, self._dtype.to_real()):
+        return _dtype_view(self, self._dtype.to_real(), size, stride, 2 * self._storage_offset)
     storage = self._storage
-    flat = storage.array
+    flat = storage.array_as(self._dtype)
     backend = storage.backend
     pairs = None
     if flat is not None and backend is not None:
         xp = backend.xp
         pairs = xp.reshape(xp.stack((xp.real(flat), xp.imag(flat)), axis=-1), (-1,))
-    # Differs: a copy of the storage, not a view of it. See Note [Complex views are copies].
+    # Differs: without a bitcast, a copy of the storage. See Note [Complex views are copies].
     return _retyped(
         self,
         pairs,
-        2 * storage.size_elements,
+        2 * storage.elements(self._dtype),
         self._dtype.to_real(),
-        (*self._size, 2),
-        (*(2 * s for s in self._stride), 1),
+        size,
+        stride,
         2 * self._storage_offset,
     )
 
@@ -166,22 +200,26 @@ def view_as_complex_kernel(self: TensorImpl) -> Any:
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if self._storage_offset % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    size = self._size[:-1]
+    stride = tuple(s // 2 for s in self._stride[:-1])
+    if _can_view(self, self._dtype.to_complex()):
+        return _dtype_view(self, self._dtype.to_complex(), size, stride, self._storage_offset // 2)
     storage = self._storage
-    count = storage.size_elements // 2
-    flat = storage.array
+    count = storage.elements(self._dtype) // 2
+    flat = storage.array_as(self._dtype)
     backend = storage.backend
     values = None
     if flat is not None and backend is not None:
         xp = backend.xp
         values = make_complex(xp, flat[0 : 2 * count : 2], flat[1 : 2 * count : 2])
-    # Differs: a copy of the storage, not a view of it. See Note [Complex views are copies].
+    # Differs: without a bitcast, a copy of the storage. See Note [Complex views are copies].
     return _retyped(
         self,
         values,
         count,
         self._dtype.to_complex(),
-        self._size[:-1],
-        tuple(s // 2 for s in self._stride[:-1]),
+        size,
+        stride,
         self._storage_offset // 2,
     )
 

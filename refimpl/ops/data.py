@@ -204,6 +204,14 @@ def layout_strides(src: TensorImpl, fmt: memory_format | None) -> tuple[int, ...
     size = src._size
     if fmt is None or fmt is preserve_format:
         return geometry.dense_strides_like(size, src._stride)
+    return format_strides(size, fmt)
+
+
+def format_strides(size: tuple[int, ...], fmt: memory_format) -> tuple[int, ...]:
+    """The strides of memory format `fmt` (contiguous or channels-last) for `size`.
+
+    Torch: empty_tensor_restride in TensorImpl.h, with its rank error.
+    """
     if fmt is contiguous_format:
         return geometry.contiguous_strides(size)
     rank = 4 if fmt is channels_last else 5

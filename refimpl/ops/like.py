@@ -44,6 +44,12 @@ def _like(
     )
 
 
+def _fresh(t: TensorImpl) -> TensorImpl:
+    # torch: a factory fills below ADInplaceOrView, so its new tensor is at version 0.
+    t._version_counter.version = 0
+    return t
+
+
 empty_like = defop(
     "empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
     "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
@@ -81,7 +87,7 @@ def zeros_like_kernel(
     memory_format: object,
 ) -> Any:
     """A tensor of zeros like `self`. Torch: zeros_like."""
-    return data.fill_(_like(self, dtype, device, memory_format), 0)
+    return _fresh(data.fill_(_like(self, dtype, device, memory_format), 0))
 
 
 ones_like = defop(
@@ -101,7 +107,7 @@ def ones_like_kernel(
     memory_format: object,
 ) -> Any:
     """A tensor of ones like `self`. Torch: ones_like."""
-    return data.fill_(_like(self, dtype, device, memory_format), 1)
+    return _fresh(data.fill_(_like(self, dtype, device, memory_format), 1))
 
 
 full_like = defop(
@@ -122,7 +128,7 @@ def full_like_kernel(
     memory_format: object,
 ) -> Any:
     """A tensor like `self` filled with `fill_value`. Torch: full_like."""
-    return data.fill_(_like(self, dtype, device, memory_format), fill_value)
+    return _fresh(data.fill_(_like(self, dtype, device, memory_format), fill_value))
 
 
 # --- fill, zero_ -------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""The data-moving aten ops: copy_, fill_, _to_copy and to, item, and the factories.
+"""The data-moving aten ops: copy_, fill_, _to_copy and to, item.
 
-Torch: copy_ (Copy.cpp), fill_ (Fill.cpp), _to_copy (TensorConversions.cpp), _local_scalar_dense (Scalar.cpp), and
-the factories of TensorFactories.cpp. Kernels work on metadata first and touch data only when
+Torch: copy_ (Copy.cpp), fill_ (Fill.cpp), _to_copy (TensorConversions.cpp),
+_local_scalar_dense (Scalar.cpp); the factories are in ops/factory.py. Kernels work on metadata first and touch data only when
 the tensors have some, so one CompositeExplicitAutograd body serves CPU, CUDA and Meta.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from refimpl._base import promotion
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
@@ -22,19 +21,16 @@ from refimpl._base.memory_format import (
     memory_format,
     preserve_format,
 )
-from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
 from refimpl._base.scalars import Scalar
 from refimpl.core import layout
-from refimpl.core.backend import Backend
 from refimpl.core.config import config
-from refimpl.core.tensor import TensorImpl, array_of, empty_tensor
+from refimpl.core.tensor import TensorImpl, array_of
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
 CEA: Final = DispatchKey.CompositeExplicitAutograd
-_CPU: Final = device("cpu")
 
 Operand = TensorImpl | bool | int | float | complex
 
@@ -282,106 +278,3 @@ def item_decomposition(self: TensorImpl) -> Any:
     if n != 1:
         raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
     return aten._local_scalar_dense.default(self)
-
-
-# --- factories ---------------------------------------------------------------------------
-# Calls without tensor arguments land on the Undefined slot. torch registers these
-# factories under BackendSelect (which picks the backend from `device`) plus backend keys;
-# refimpl registers CompositeExplicitAutograd kernels, which fill the Undefined slot, and
-# picks the backend from `device` in the kernel.
-
-
-def _factory_target(dev: device | None) -> tuple[device, Backend | None]:
-    target = _CPU if dev is None else dev
-    return target, None if target.type == "meta" else config.backends.resolve(target.type)
-
-
-def _filled(size: list[int], value: Scalar, dtype: DType, dev: device | None) -> Any:
-    target, backend = _factory_target(dev)
-    out = empty_tensor(size, dtype, target, backend)
-    return data.fill_(out, value) if value != 0 else out
-
-
-empty = defop(
-    "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
-    "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
-)
-
-
-@empty.kernel(CEA)
-def empty_kernel(
-    size: list[int],
-    *,
-    dtype: DType | None,
-    layout: Any,
-    device: device | None,
-    pin_memory: bool | None,
-    memory_format: Any,
-) -> Any:
-    """A contiguous tensor with unspecified values. Torch: empty in TensorFactories.cpp."""
-    target, backend = _factory_target(device)
-    return empty_tensor(size, get_default_dtype() if dtype is None else dtype, target, backend)
-
-
-zeros = defop(
-    "zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-    "bool? pin_memory=None) -> Tensor"
-)
-
-
-@zeros.kernel(CEA)
-def zeros_kernel(
-    size: list[int],
-    *,
-    dtype: DType | None,
-    layout: Any,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """A tensor of zeros. Torch: zeros in TensorFactories.cpp."""
-    return _filled(size, 0, get_default_dtype() if dtype is None else dtype, device)
-
-
-ones = defop(
-    "ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-    "bool? pin_memory=None) -> Tensor"
-)
-
-
-@ones.kernel(CEA)
-def ones_kernel(
-    size: list[int],
-    *,
-    dtype: DType | None,
-    layout: Any,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """A tensor of ones. Torch: ones in TensorFactories.cpp."""
-    return _filled(size, 1, get_default_dtype() if dtype is None else dtype, device)
-
-
-full = defop(
-    "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, "
-    "Device? device=None, bool? pin_memory=None) -> Tensor"
-)
-
-
-@full.kernel(CEA)
-def full_kernel(
-    size: list[int],
-    fill_value: Scalar,
-    *,
-    dtype: DType | None,
-    layout: Any,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """A tensor filled with `fill_value`; its dtype follows the value's kind by default.
-
-    Torch: full in TensorFactories.cpp (infer_full_options: bool, int64, default float or
-    complex).
-    """
-    if dtype is None:
-        dtype = result_type_of(((promotion.scalar_dtype(fill_value), OperandKind.WRAPPED),))
-    return _filled(size, fill_value, dtype, device)

@@ -17,11 +17,12 @@ from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl._base.memory_format import as_memory_format, preserve_format
 from refimpl.core import strides as geometry
-from refimpl.core.storage import VersionCounter
-from refimpl.core.tensor import TensorImpl, make_tensor, make_view
+from refimpl.core.storage import VersionCounter, bitcast_unsupported
+from refimpl.core.tensor import TensorImpl, make_tensor, make_view, resize_for_output
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
 from refimpl.ops._register import defop
+from refimpl.ops.pointwise import suggest_memory_format
 
 aten: Final = namespace("aten")
 CEA: Final = DispatchKey.CompositeExplicitAutograd
@@ -65,6 +66,74 @@ view = defop("view(Tensor(a) self, SymInt[] size) -> Tensor(a)")
 def view_kernel(self: TensorImpl, size: list[int]) -> Any:
     """A view with another shape; never copies. Torch: view in TensorShape.cpp."""
     return make_view(self, geometry.view(self._geometry(), size))
+
+
+# --- view.dtype ---------------------------------------------------------------------------
+
+view_dtype = defop("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)")
+
+
+@view_dtype.kernel(CEA)
+def view_dtype_kernel(self: TensorImpl, dtype: DType) -> Any:
+    """The same bytes read as another dtype; the last dim scales by the element size ratio.
+
+    Torch: view_dtype in aten/src/ATen/native/TensorConversions.cpp, with its checks in its
+    order. The result shares the storage and the version counter but is not a view (no
+    `_base`): torch marks view.dtype non-differentiable and hands back a detached alias. See
+    Note [Untyped storage] in core/storage.py.
+    """
+    # Differs: torch's detach of the result is an aten.detach call a TorchDispatchMode sees
+    # after view.dtype; refimpl has no ADInplaceOrView kernels before the autograd issue.
+    old_size, new_size = self._dtype.itemsize, dtype.itemsize
+    size, stride, offset = list(self._size), list(self._stride), self._storage_offset
+    if old_size != new_size:
+        ndim = len(size)
+        names = f"{self._dtype.scalar_name} as {dtype.scalar_name}"
+        views = f"to view {names} (different element sizes)"
+        if ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {views}")
+        last_stride = f"self.stride(-1) must be 1 {views}, but got {stride[-1]}"
+        if old_size > new_size:
+            if stride[-1] != 1:
+                raise RuntimeError(last_stride)
+            ratio = old_size // new_size
+            stride = [s * ratio for s in stride[:-1]] + [1]
+            size[-1] *= ratio
+            offset *= ratio
+        else:
+            ratio = new_size // old_size
+            if size[-1] % ratio:
+                raise RuntimeError(
+                    f"self.size(-1) must be divisible by {ratio} {views}, but got {size[-1]}"
+                )
+            if offset % ratio:
+                raise RuntimeError(
+                    f"self.storage_offset() must be divisible by {ratio} {views}, but got "
+                    f"{offset}"
+                )
+            if stride[-1] != 1:
+                raise RuntimeError(last_stride)
+            for d in range(ndim - 1):
+                if stride[d] % ratio:
+                    raise RuntimeError(
+                        f"self.stride({d}) must be divisible by {ratio} {views}, but got "
+                        f"{stride[d]}"
+                    )
+            stride = [s // ratio for s in stride[:-1]] + [1]
+            size[-1] //= ratio
+            offset //= ratio
+    backend = self._storage.backend
+    if dtype is not self._storage.dtype and backend is not None and not backend.supports_bitcast:
+        raise bitcast_unsupported(backend, "view.dtype (Tensor.view(dtype))")
+    return make_tensor(
+        self._storage,
+        tuple(size),
+        tuple(stride),
+        offset,
+        dtype,
+        version_counter=self._version_counter,
+        cls=type(self),
+    )
 
 
 # --- _unsafe_view ------------------------------------------------------------------------
@@ -253,7 +322,7 @@ def as_strided_kernel(
         tuple(size),
         tuple(stride),
         storage_offset,
-        self._storage.size_elements,
+        self._storage.elements(self._dtype),
         self._dtype.itemsize,
     )
     return make_view(self, g)
@@ -298,6 +367,191 @@ detach = defop("detach(Tensor(a) self) -> Tensor(a)")
 def detach_kernel(self: TensorImpl) -> Any:
     """The same storage and version counter, not a view, outside autograd. Torch: detach."""
     return data.alias_detached(self, share_version=True)
+
+
+# --- the in-place view ops: squeeze_, unsqueeze_, t_, transpose_, swapdims_, as_strided_ ---
+# Torch: the `inplace_view` ops of TensorShape.cpp change self's sizes, strides and offset
+# (TensorImpl::set_sizes_and_strides) and keep its storage; the ADInplaceOrView kernel bumps
+# the version counter, also when nothing changed.
+
+
+def restride_(self: TensorImpl, g: geometry.Geometry) -> Any:
+    """Give `self` the geometry `g` in place and bump its version.
+
+    Differs: torch bumps the version in the ADInplaceOrView kernel; refimpl has no such
+    kernel yet, so the op's kernel does.
+    """
+    self._size = g.size
+    self._stride = g.stride
+    self._storage_offset = g.offset
+    self._array_cache = None
+    self._version_counter.bump()
+    return self
+
+
+squeeze_ = defop("squeeze_(Tensor(a!) self) -> Tensor(a!)")
+
+
+@squeeze_.kernel(CEA)
+def squeeze__kernel(self: TensorImpl) -> Any:
+    """Every size-1 dim removed, in place. Torch: squeeze_ in TensorShape.cpp."""
+    return restride_(self, geometry.squeeze(self._geometry(), None))
+
+
+squeeze__dim = defop("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)")
+
+
+@squeeze__dim.kernel(CEA)
+def squeeze__dim_kernel(self: TensorImpl, dim: int) -> Any:
+    """`dim` removed if its size is 1, in place. Torch: squeeze_.dim in TensorShape.cpp."""
+    return restride_(self, geometry.squeeze(self._geometry(), [dim]))
+
+
+squeeze__dims = defop("squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)")
+
+
+@squeeze__dims.kernel(CEA)
+def squeeze__dims_kernel(self: TensorImpl, dim: list[int]) -> Any:
+    """The listed size-1 dims removed, in place. Torch: squeeze_.dims in TensorShape.cpp."""
+    return restride_(self, geometry.squeeze(self._geometry(), dim))
+
+
+unsqueeze_ = defop("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)")
+
+
+@unsqueeze_.kernel(CEA)
+def unsqueeze__kernel(self: TensorImpl, dim: int) -> Any:
+    """A size-1 dim inserted at `dim`, in place. Torch: unsqueeze_ in TensorShape.cpp."""
+    return restride_(self, geometry.unsqueeze(self._geometry(), dim))
+
+
+t_ = defop("t_(Tensor(a!) self) -> Tensor(a!)")
+
+
+@t_.kernel(CEA)
+def t__kernel(self: TensorImpl) -> Any:
+    """transpose_(0, 1) of a tensor with at most 2 dims. Torch: t_ in TensorShape.cpp."""
+    ndim = len(self._size)
+    if ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return restride_(self, geometry.t(self._geometry()))
+
+
+transpose_ = defop("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)")
+
+
+@transpose_.kernel(CEA)
+def transpose__kernel(self: TensorImpl, dim0: int, dim1: int) -> Any:
+    """Two dims swapped, in place. Torch: transpose_ in TensorShape.cpp."""
+    return restride_(self, geometry.transpose(self._geometry(), dim0, dim1))
+
+
+swapdims_ = defop("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)")
+
+
+@swapdims_.decomposition
+def swapdims__decomposition(self: TensorImpl, dim0: int, dim1: int) -> Any:
+    """Torch: swapdims_ in TensorShape.cpp is transpose_."""
+    return aten.transpose_.default(self, dim0, dim1)
+
+
+swapaxes_ = defop("swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)")
+
+
+@swapaxes_.decomposition
+def swapaxes__decomposition(self: TensorImpl, axis0: int, axis1: int) -> Any:
+    """Torch: swapaxes_ in TensorShape.cpp is transpose_."""
+    return aten.transpose_.default(self, axis0, axis1)
+
+
+as_strided_ = defop(
+    "as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) "
+    "-> Tensor(a!)"
+)
+
+
+# Differs: torch registers as_strided_ as CompositeExplicitAutogradNonFunctional.
+@as_strided_.kernel(CEA)
+def as_strided__kernel(
+    self: TensorImpl, size: list[int], stride: list[int], storage_offset: int | None
+) -> Any:
+    """Any geometry within the storage, in place. Torch: as_strided_ in TensorShape.cpp."""
+    g = geometry.as_strided(
+        self._geometry(),
+        tuple(size),
+        tuple(stride),
+        storage_offset,
+        self._storage.elements(self._dtype),
+        self._dtype.itemsize,
+    )
+    return restride_(self, g)
+
+
+# --- resize_, resize_as_ -----------------------------------------------------------------
+
+resize_ = defop(
+    "resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)"
+)
+
+
+def resize__kernel(self: TensorImpl, size: list[int], *, memory_format: Any) -> Any:
+    """New sizes, contiguous, over a storage grown to fit (values kept); same sizes keep
+    the strides unless a memory format is given.
+
+    Torch: resize_ in aten/src/ATen/native/Resize.cpp (resize_impl_cpu_, then
+    empty_tensor_restride for a memory format). The version is bumped only when the sizes
+    change. Differs: torch sets the sizes before its checks fail (a negative size, a bad
+    memory format); refimpl checks first and leaves `self` unchanged.
+    """
+    if self._requires_grad:
+        # torch: resize_ in torch/csrc/autograd/VariableTypeManual.cpp.
+        raise RuntimeError("cannot resize variables that require grad")
+    new_size = tuple(size)
+    if any(n < 0 for n in new_size):
+        # torch: computeStorageNbytesContiguous multiplies the sizes as unsigned numbers.
+        raise RuntimeError("numel: integer multiplication overflow")
+    fmt = as_memory_format(memory_format)
+    if fmt is preserve_format:
+        # torch: the message streams c10::MemoryFormat::Preserve, with no space before it.
+        raise RuntimeError("Unsupported memory formatPreserve")
+    if fmt is None:
+        new_stride = (
+            self._stride if new_size == self._size else geometry.contiguous_strides(new_size)
+        )
+    else:
+        new_stride = data.format_strides(new_size, fmt)
+    changed = new_size != self._size
+    resize_for_output(self, new_size, new_stride)
+    if changed:
+        self._version_counter.bump()
+    return self
+
+
+for _key in (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta):
+    resize_.kernel(_key)(resize__kernel)
+
+
+resize_as_ = defop(
+    "resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) "
+    "-> Tensor(a!)"
+)
+
+
+@resize_as_.kernel(CEA)
+def resize_as__kernel(self: TensorImpl, the_template: TensorImpl, *, memory_format: Any) -> Any:
+    """`self` resized to the template's sizes; a memory format restrides it (preserve: the
+    template's suggested format). Torch: resize_as_ in Resize.cpp (resize_, then
+    empty_tensor_restride)."""
+    fmt = as_memory_format(memory_format)
+    if fmt is preserve_format:
+        fmt = suggest_memory_format(the_template)
+    if fmt is not None:
+        data.format_strides(the_template._size, fmt)  # its error before any change
+    aten.resize_.default(self, list(the_template._size))
+    if fmt is not None:
+        self._stride = data.format_strides(self._size, fmt)
+        self._array_cache = None
+    return self
 
 
 # --- split, split_with_sizes, unbind, chunk ----------------------------------------------

@@ -1,0 +1,306 @@
+"""What every reduction shares: its dims, its output's shape, dtype and layout, and `out=`.
+
+Torch: aten/src/ATen/native/ReduceOpsUtils.h (make_dim_mask, get_reduction_shape,
+resize_reduction, zero_numel_check_dims, get_dtype_from_self), infer_dtype_from_optional in
+ReduceOps.cpp, and the code torchgen writes for the out= form of a CompositeExplicitAutograd
+op (resize_out_helper, copy_arg). A reduction kernel here reads as torch's meta function
+followed by its compute:
+
+    dims = reduction_dims(dim, self.ndim)               # wrapped, checked; None, [] -> all
+    result_dtype = dtype_from_optional(self, dtype, out)  # sum: ints -> int64, or out's
+    shape = reduction_output(self, dims, keepdim, result_dtype, out)  # checks, resizes out
+    if not has_data(self):                              # meta: metadata only
+        return finish(self, None, shape, result_dtype, out)
+    values = xp.sum(input_array(self, ...), axis=axes(self, dims), keepdims=keepdim)
+    return finish(self, values, shape, result_dtype, out)  # cast; into out, or a new tensor
+
+Every check runs before any write, so a failing call leaves `out` as it was; the data part
+runs only for tensors with data, so one body serves CPU, CUDA and Meta.
+See Note [Reduction output layout].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeVar
+
+from refimpl._base.dtypes import DType, float16, float32, float64, int64
+from refimpl._base.keys import DispatchKey
+from refimpl.core import strides as geometry
+from refimpl.core.backend import Array, Backend
+from refimpl.core.tensor import (
+    TensorImpl,
+    array_of,
+    backend_dtype,
+    resize_for_output,
+    tensor_over,
+    write_array,
+)
+from refimpl.ops import data
+from refimpl.ops._iterator import _warn_resize
+from refimpl.ops._register import OpBlock
+from refimpl.ops.selection import type_meta_name
+
+Shape = tuple[int, ...]
+F = TypeVar("F", bound=Callable[..., Any])
+
+_BACKEND_KEYS: Final = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
+_MAX_DIMS: Final = 64
+
+# Note [Reduction output layout]
+# torch allocates a reduction's result with resize_reduction (ReduceOpsUtils.h), which calls
+# set_output_raw_strided with no strides: the result is contiguous whatever the input's
+# layout (a permuted or channels-last input included), keepdim or not. Measured on torch 2.13
+# for sum, mean, prod, amax, max.dim (values and indices), argmax, var, any, logsumexp, norm,
+# aminmax and var_mean; conformance/test_reductions_random.py holds refimpl to it.
+
+
+def implements(block: OpBlock) -> Callable[[F], F]:
+    """Register the decorated body for the keys torch registers this overload under.
+
+    Torch: the `dispatch:` entry of native_functions.yaml: CompositeExplicitAutograd where
+    torch has it, else CPU, CUDA and Meta kernels (one body here; see the module docstring).
+    """
+
+    def register(fn: F) -> F:
+        if block.spec.cea:
+            block.kernel(DispatchKey.CompositeExplicitAutograd)(fn)
+        else:
+            for key in _BACKEND_KEYS:
+                block.kernel(key)(fn)
+        return fn
+
+    return register
+
+
+# --- dims ------------------------------------------------------------------------------------
+
+
+def reduction_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """The dims a reduction reduces, wrapped and sorted; None or [] mean every dim.
+
+    Torch: make_dim_mask (ReduceOpsUtils.h) over maybe_wrap_dims: a dim out of range raises
+    IndexError "Dimension out of range (expected to be in range of [-2, 1], but got 2)", a
+    dim named twice RuntimeError "dim 0 appears multiple times in the list of dims". A 0-dim
+    tensor accepts dims 0 and -1, and reduces to itself.
+    """
+    if dim is None:
+        return tuple(range(ndim))
+    if ndim > _MAX_DIMS and (isinstance(dim, int) or len(dim) > 0):
+        # torch: dim_list_to_bitset (WrapDimUtilsMulti.h) holds dims in a 64-bit set.
+        raise RuntimeError(f"only tensors with up to {_MAX_DIMS} dims are supported")
+    if isinstance(dim, int):
+        return (geometry.wrap_dim(dim, ndim),) if ndim else _scalar_dims((dim,))
+    if len(dim) == 0:
+        return tuple(range(ndim))
+    wrapped = geometry.dim_list(dim, ndim)
+    return tuple(sorted(wrapped)) if ndim else ()
+
+
+def _scalar_dims(dims: Sequence[int]) -> tuple[int, ...]:
+    # A 0-dim tensor's dims wrap as for one dim, but there is no axis to reduce.
+    geometry.dim_list(dims, 0)
+    return ()
+
+
+def reduced_shape(size: Shape, dims: Sequence[int], keepdim: bool) -> Shape:
+    """The result's shape: reduced dims become 1 (keepdim) or go. Torch: get_reduction_shape."""
+    if keepdim:
+        return tuple(1 if i in dims else n for i, n in enumerate(size))
+    return tuple(n for i, n in enumerate(size) if i not in dims)
+
+
+def axes(self: TensorImpl, dims: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The `axis` argument of an Array API reduction over `dims` (None for a 0-dim tensor,
+    whose array has no axis but is its own reduction)."""
+    return dims if self._size else None
+
+
+def check_nonzero_dims(self: TensorImpl, dim: int | Sequence[int] | None, name: str) -> None:
+    """Errors for a reduction without identity (amax, max.dim) over an empty dim.
+
+    Torch: zero_numel_check_dims (ReduceOpsUtils.h). For each dim named, in the order given,
+    IndexError "amax(): Expected reduction dim -2 to have non-zero size." (the dim as
+    written); with none named (None or []), RuntimeError "... Expected reduction dim to be
+    specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.";
+    `name` is the prefix torch prints. Call it after `reduction_dims` has checked the dims.
+    """
+    dims = (dim,) if isinstance(dim, int) else tuple(dim or ())
+    if not dims:
+        if geometry.numel(self._size) == 0:
+            raise RuntimeError(
+                f"{name}: Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return
+    if not self._size:
+        return
+    for d in dims:
+        if self._size[geometry.wrap_dim(d, len(self._size))] == 0:
+            raise IndexError(f"{name}: Expected reduction dim {d} to have non-zero size.")
+
+
+def not_implemented(kernel_name: str, dtype: DType) -> NotImplementedError:
+    """Torch's error for a dtype a CPU kernel's AT_DISPATCH switch lacks.
+
+    Torch: AT_DISPATCH_* ('"sum_cpu" not implemented for 'ComplexHalf'').
+    """
+    return NotImplementedError(f"\"{kernel_name}\" not implemented for '{dtype.scalar_name}'")
+
+
+# --- dtypes ----------------------------------------------------------------------------------
+
+
+def dtype_from_self(self: TensorImpl, dtype: DType | None, promote_integers: bool) -> DType:
+    """The dtype of sum/prod-like reductions: `dtype` if given, int64 for bool and integer
+    inputs when `promote_integers`, else the input's. Torch: get_dtype_from_self."""
+    if dtype is not None:
+        return dtype
+    if promote_integers and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        return int64
+    return self._dtype
+
+
+def dtype_from_optional(self: TensorImpl, dtype: DType | None, out: TensorImpl | None) -> DType:
+    """`dtype` if given, else `out`'s dtype (an out= call computes in it), else
+    `dtype_from_self` with integer promotion. Torch: infer_dtype_from_optional."""
+    if dtype is not None:
+        return dtype
+    if out is not None:
+        return out._dtype
+    return dtype_from_self(self, None, promote_integers=True)
+
+
+def to_real(dtype: DType) -> DType:
+    """The real dtype of a complex one (var, std and norms of complex inputs are real).
+
+    Torch: c10::toRealValueType.
+    """
+    return _REAL_OF.get(dtype.name, dtype)
+
+
+_REAL_OF: Final[dict[str, DType]] = {
+    "complex32": float16,
+    "complex64": float32,
+    "complex128": float64,
+}
+
+
+def accumulate_dtype(dtype: DType) -> DType:
+    """The dtype torch's CPU reductions accumulate `dtype` in: float16 and bfloat16 sum in
+    float32 and round once at the end. Torch: at::opmath_type / acc_type on CPU."""
+    if dtype.is_floating_point and dtype.itemsize == 2:
+        return float32
+    return dtype
+
+
+def check_out_dtype(out: TensorImpl, expected: DType) -> None:
+    """RuntimeError unless `out` has the dtype the op computes.
+
+    Torch: resize_reduction's check and copy_arg in the generated out= wrappers: "Expected
+    out tensor to have dtype float, but got double instead" (caffe2 TypeMeta names).
+    """
+    if out._dtype is not expected:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {type_meta_name(expected)}, but got "
+            f"{type_meta_name(out._dtype)} instead"
+        )
+
+
+# --- outputs ---------------------------------------------------------------------------------
+
+
+def resize_output(out: TensorImpl, shape: Shape) -> None:
+    """`out` given shape `shape` (contiguous), warning as torch does when it had elements.
+
+    Torch: at::native::resize_output (Resize.cpp).
+    """
+    if out._size != shape:
+        _warn_resize(out, shape)
+        resize_for_output(out, shape, geometry.contiguous_strides(shape))
+
+
+def reduction_output(
+    self: TensorImpl,
+    dims: tuple[int, ...],
+    keepdim: bool,
+    dtype: DType,
+    out: TensorImpl | None,
+) -> Shape:
+    """The result's shape, after checking `out`'s dtype and resizing it to that shape.
+
+    Torch: resize_reduction (ReduceOpsUtils.h) in a structured reduction's meta function.
+    """
+    shape = reduced_shape(self._size, dims, keepdim)
+    if out is not None:
+        check_out_dtype(out, dtype)
+        resize_output(out, shape)
+    return shape
+
+
+def has_data(t: TensorImpl) -> bool:
+    """Whether `t` holds data (meta tensors do not: their kernels stop after the checks)."""
+    return t._storage.backend is not None
+
+
+def finish(
+    self: TensorImpl, values: Array | None, shape: Shape, dtype: DType, out: TensorImpl | None
+) -> Any:
+    """The result: `values` (the reduced array; None for meta) cast to `dtype` and written
+    into `out`, or a new contiguous tensor on `self`'s device holding them (no copy).
+
+    Torch: the structured kernel's output; see Note [Reduction output layout].
+    """
+    storage = self._storage
+    backend = storage.backend
+    if out is not None:
+        if values is not None and out._storage.backend is not None:
+            xp = out._storage.backend.xp
+            values = cast_to(xp, values, dtype, out._storage.backend)
+            write_array(out, xp.reshape(values, shape) if tuple(values.shape) != shape else values)
+        out._version_counter.bump()
+        return out
+    stride = geometry.contiguous_strides(shape)
+    if values is None or backend is None:
+        return tensor_over(None, shape, stride, dtype, storage.device, None)
+    xp = backend.xp
+    values = cast_to(xp, values, dtype, backend)
+    if tuple(values.shape) != shape:
+        values = xp.reshape(values, shape)
+    return tensor_over(values, shape, stride, dtype, storage.device, backend)
+
+
+def cast_to(xp: Any, array: Array, dtype: DType, backend: Backend) -> Array:
+    """`array` converted to the tensor dtype `dtype` as torch's copy converts (no-op if same)."""
+    if array.dtype == backend_dtype(backend, dtype):
+        return array
+    source = backend.dtype_of(array)
+    if source is None:
+        raise TypeError(f"refimpl: no tensor dtype for array dtype {array.dtype}")
+    return data.cast_array(xp, array, source, dtype, backend)
+
+
+def input_array(self: TensorImpl, dtype: DType) -> Array:
+    """`self`'s values converted to `dtype` (the dtype the reduction computes in)."""
+    backend = self._storage.backend
+    array = array_of(self)
+    if self._dtype is dtype or backend is None:
+        return array
+    return data.cast_array(backend.xp, array, self._dtype, dtype, backend)
+
+
+def same_as_out(result: TensorImpl, out: TensorImpl) -> Any:
+    """The out= form torch generates for a CompositeExplicitAutograd op: `out` is resized to
+    the functional result's shape, its dtype must be the result's, then the result is copied.
+
+    Torch: resize_out_helper, then copy_arg, in the generated RegisterCompositeExplicitAutograd
+    (so a wrong dtype raises after `out` was resized, as in torch).
+    """
+    resize_output(out, result._size)
+    check_out_dtype(out, result._dtype)
+    backend = out._storage.backend
+    if backend is None:
+        return out
+    write_array(out, array_of(result))
+    out._version_counter.bump()
+    return out

@@ -1,0 +1,734 @@
+"""Reductions through moments, norms and counts: var, std, var_mean, std_mean, logsumexp, linalg_vector_norm, norm, renorm, dist, count_nonzero.
+
+Torch: std_var_out and std_var_mean_out in aten/src/ATen/native/ReduceOps.cpp (var/std and
+their unbiased/correction overloads), logsumexp and renorm there too, linalg_vector_norm in
+aten/src/ATen/native/LinearAlgebra.cpp, norm (the aten op, not torch.norm's Python function)
+and dist in ReduceOps.cpp, count_nonzero in TensorAdvancedIndexing.cpp. The shared reduction
+rules are in `_reduction.py`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any, Final
+
+from refimpl._base.dtypes import DType, complex32, complex64, float32, float64, int64
+from refimpl._base.promotion import can_cast, get_default_dtype
+from refimpl._base.scalars import Scalar
+from refimpl.core import strides as geometry
+from refimpl.core.backend import Array
+from refimpl.core.tensor import TensorImpl
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops._reduction import (
+    accumulate_dtype,
+    axes,
+    check_out_dtype,
+    finish,
+    has_data,
+    implements,
+    input_array,
+    reduced_shape,
+    reduction_dims,
+    reduction_output,
+    resize_output,
+    same_as_out,
+    to_real,
+)
+from refimpl.ops._register import defop
+
+aten: Final = namespace("aten")
+
+
+def _is_float_or_complex(dtype: DType) -> bool:
+    return dtype.is_floating_point or dtype.is_complex
+
+
+def _count(self: TensorImpl, dims: Sequence[int]) -> int:
+    """How many elements each result element reduces (1 for a 0-dim input)."""
+    n = 1
+    for d in dims:
+        n *= self._size[d] if self._size else 1
+    return n
+
+
+def _compute_dtype(dtype: DType) -> DType:
+    # torch: acc_type on CPU: float16/bfloat16 (and complex32) accumulate in float32.
+    return complex64 if dtype is complex32 else accumulate_dtype(dtype)
+
+
+def _format_double(value: float) -> str:
+    # torch: a C++ double streamed into a message (`-1`, `0.5`, `inf`).
+    return f"{value:g}"
+
+
+# --- var, std, var_mean, std_mean ----------------------------------------------------------
+
+
+def _moments(
+    self: TensorImpl, dims: tuple[int, ...], correction: Scalar | None, keepdim: bool, name: str
+) -> tuple[Array, Array]:
+    """(variance, mean) arrays over `dims`: two passes in the accumulation dtype.
+
+    Torch: std_var_kernel (Welford's algorithm on CPU; the two-pass form is the same value
+    within rounding). The divisor is max(n - correction, 0), so n <= correction gives inf or
+    nan, with torch's warning.
+    """
+    xp = self._storage.backend.xp  # type: ignore[union-attr]  # callers check has_data
+    # torch: the reduction factor is input numel / output numel (0 for an empty output).
+    n = geometry.numel(self._size) // max(geometry.numel(reduced_shape(self._size, dims, False)), 1)
+    c = 1 if correction is None else correction.real  # a real Scalar: int, float (or bool)
+    if n - c <= 0:
+        # torch computes a complex input's variance as that of its real and imaginary parts,
+        # warning once for each.
+        for _ in range(2 if self._dtype.is_complex else 1):
+            # Differs: torch appends "(Triggered internally at ...ReduceOps.cpp...)".
+            warnings.warn(
+                f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                "than the reduction factor (input numel divided by output numel).",
+                UserWarning,
+                stacklevel=6,
+            )
+    a = input_array(self, _compute_dtype(self._dtype))
+    axis = axes(self, dims)
+    # The mean as sum / n (xp.mean warns through NumPy on an empty slice; 0 / 0 is nan).
+    mean = xp.sum(a, axis=axis, keepdims=True) / xp.asarray(n, dtype=a.dtype)
+    d = a - mean
+    squares = (
+        xp.real(d) * xp.real(d) + xp.imag(d) * xp.imag(d)
+        if d.dtype in (xp.complex64, xp.complex128)
+        else d * d
+    )
+    m2 = xp.sum(squares, axis=axis, keepdims=keepdim)
+    divisor = xp.asarray(max(n - c, 0), dtype=m2.dtype)
+    if not keepdim and self._size:
+        mean = xp.reshape(mean, reduced_shape(self._size, dims, False))
+    return m2 / divisor, mean
+
+
+def _check_float(self: TensorImpl, what: str) -> None:
+    if not _is_float_or_complex(self._dtype):
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
+
+
+def _var_std(
+    self: TensorImpl,
+    dim: Sequence[int] | None,
+    correction: Scalar | None,
+    keepdim: bool,
+    out: TensorImpl | None,
+    take_sqrt: bool,
+) -> Any:
+    """Torch: std_var_out in ReduceOps.cpp (the result is real; `out` may be any dtype the
+    real result casts to)."""
+    _check_float(self, "std and var")
+    real = to_real(self._dtype)
+    if out is not None and not can_cast(real, out._dtype):
+        raise RuntimeError(
+            f"result type {real.scalar_name} can't be cast to the desired output type "
+            f"{out._dtype.scalar_name}"
+        )
+    result_dtype = real if out is None else out._dtype
+    dims = reduction_dims(dim, self.ndim)
+    if not has_data(self):
+        shape = reduction_output(self, dims, keepdim, result_dtype, out)
+        return finish(self, None, shape, result_dtype, out)
+    if (
+        result_dtype in (float32, float64)
+        and self._dtype.is_floating_point
+        and self._dtype.itemsize == 2
+        and geometry.numel(self._size) > 0
+        and geometry.numel(reduced_shape(self._size, dims, False)) == 1
+    ):
+        # torch: std_var_out's one-element fast path (std_var_all_cpu) takes a float or
+        # double result and refuses a float16/bfloat16 input there.
+        raise RuntimeError(f"std_var_all: Unsupported dtype {self._dtype.scalar_name}")
+    # torch reduces a complex input's parts into temporaries before `out` is resized, so
+    # their warnings come first; a real input's `out` is resized first.
+    if not self._dtype.is_complex:
+        shape = reduction_output(self, dims, keepdim, result_dtype, out)
+    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
+    variance, _ = _moments(self, dims, correction, keepdim, "std" if take_sqrt else "var")
+    values = xp.sqrt(variance) if take_sqrt else variance
+    if self._dtype.is_complex:
+        shape = reduction_output(self, dims, keepdim, result_dtype, out)
+    return finish(self, values, shape, result_dtype, out)
+
+
+def _var_std_mean(
+    self: TensorImpl,
+    dim: Sequence[int] | None,
+    correction: Scalar | None,
+    keepdim: bool,
+    take_sqrt: bool,
+) -> Any:
+    """Torch: std_var_mean_out in ReduceOps.cpp: (var or std, mean) in one pass."""
+    name = "std_mean" if take_sqrt else "var_mean"
+    _check_float(self, name)
+    dims = reduction_dims(dim, self.ndim)
+    shape = reduced_shape(self._size, dims, keepdim)
+    real = to_real(self._dtype)
+    if not has_data(self):
+        return finish(self, None, shape, real, None), finish(self, None, shape, self._dtype, None)
+    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
+    variance, mean = _moments(self, dims, correction, keepdim, name)
+    values = xp.sqrt(variance) if take_sqrt else variance
+    return finish(self, values, shape, real, None), finish(self, mean, shape, self._dtype, None)
+
+
+def _correction(unbiased: bool) -> int:
+    # torch: the unbiased overloads are correction 1 (Bessel's) or 0.
+    return 1 if unbiased else 0
+
+
+def _register_var_std(name: str, take_sqrt: bool) -> None:
+    """Register var's (std's) overloads: the correction kernel and torch's decompositions of
+    the `unbiased` forms (CompositeImplicitAutograd in torch)."""
+    packet = getattr(aten, name)
+
+    def correction_kernel(
+        self: TensorImpl,
+        dim: list[int] | None,
+        *,
+        correction: Scalar | None,
+        keepdim: bool,
+        out: TensorImpl | None = None,
+    ) -> Any:
+        """Torch: var.correction / std.correction (and their correction_out)."""
+        return _var_std(self, dim, correction, keepdim, out, take_sqrt)
+
+    implements(
+        defop(
+            f"{name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False) -> Tensor"
+        )
+    )(correction_kernel)
+    implements(
+        defop(
+            f"{name}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"
+        )
+    )(correction_kernel)
+
+    def unbiased_all(self: TensorImpl, unbiased: bool) -> Any:
+        """Torch: var(self, unbiased) / std(self, unbiased) in ReduceOps.cpp."""
+        return packet.correction(self, None, correction=_correction(unbiased))
+
+    def unbiased_dim(self: TensorImpl, dim: list[int] | None, unbiased: bool, keepdim: bool) -> Any:
+        """Torch: var.dim / std.dim in ReduceOps.cpp."""
+        return packet.correction(self, dim, correction=_correction(unbiased), keepdim=keepdim)
+
+    def unbiased_out(
+        self: TensorImpl, dim: list[int] | None, unbiased: bool, keepdim: bool, *, out: TensorImpl
+    ) -> Any:
+        """Torch: var.out / std.out in ReduceOps.cpp."""
+        return packet.correction_out(
+            self, dim, correction=_correction(unbiased), keepdim=keepdim, out=out
+        )
+
+    defop(f"{name}(Tensor self, bool unbiased=True) -> Tensor").decomposition(unbiased_all)
+    defop(
+        f"{name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor"
+    ).decomposition(unbiased_dim)
+    defop(
+        f"{name}.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+        "Tensor(a!) out) -> Tensor(a!)"
+    ).decomposition(unbiased_out)
+
+
+_register_var_std("var", take_sqrt=False)
+_register_var_std("std", take_sqrt=True)
+
+
+def _register_var_std_mean(name: str, take_sqrt: bool) -> None:
+    """Register var_mean's (std_mean's) overloads, as `_register_var_std` does."""
+    packet = getattr(aten, name)
+
+    def correction_kernel(
+        self: TensorImpl, dim: list[int] | None, *, correction: Scalar | None, keepdim: bool
+    ) -> Any:
+        """Torch: var_mean.correction / std_mean.correction."""
+        return _var_std_mean(self, dim, correction, keepdim, take_sqrt)
+
+    def correction_out(
+        self: TensorImpl,
+        dim: list[int] | None,
+        *,
+        correction: Scalar | None,
+        keepdim: bool,
+        out0: TensorImpl,
+        out1: TensorImpl,
+    ) -> Any:
+        """Torch: the generated correction_out (each result copied into its out)."""
+        first, second = packet.correction(self, dim, correction=correction, keepdim=keepdim)
+        return same_as_out(first, out0), same_as_out(second, out1)
+
+    implements(
+        defop(
+            f"{name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False) -> (Tensor, Tensor)"
+        )
+    )(correction_kernel)
+    implements(
+        defop(
+            f"{name}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+            "bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))"
+        )
+    )(correction_out)
+
+    def unbiased_all(self: TensorImpl, unbiased: bool) -> Any:
+        """Torch: var_mean(self, unbiased) / std_mean in ReduceOps.cpp."""
+        return packet.correction(self, None, correction=_correction(unbiased))
+
+    def unbiased_dim(self: TensorImpl, dim: list[int] | None, unbiased: bool, keepdim: bool) -> Any:
+        """Torch: var_mean.dim / std_mean.dim in ReduceOps.cpp."""
+        return packet.correction(self, dim, correction=_correction(unbiased), keepdim=keepdim)
+
+    defop(f"{name}(Tensor self, bool unbiased=True) -> (Tensor, Tensor)").decomposition(
+        unbiased_all
+    )
+    defop(
+        f"{name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+        "-> (Tensor, Tensor)"
+    ).decomposition(unbiased_dim)
+
+
+_register_var_std_mean("var_mean", take_sqrt=False)
+_register_var_std_mean("std_mean", take_sqrt=True)
+
+
+# --- logsumexp -----------------------------------------------------------------------------
+
+logsumexp = defop("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor")
+logsumexp_out = defop(
+    "logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@implements(logsumexp)
+@implements(logsumexp_out)
+def logsumexp_kernel(
+    self: TensorImpl, dim: list[int], keepdim: bool, *, out: TensorImpl | None = None
+) -> Any:
+    """log(sum(exp(x))) over `dim`, shifted by the max so it does not overflow.
+
+    Torch: logsumexp / logsumexp_out in ReduceOps.cpp: integer inputs compute in the default
+    float dtype; the max is taken as 0 where it is infinite; an out= result must be floating.
+    """
+    if out is not None and not out._dtype.is_floating_point:
+        raise RuntimeError(
+            "logsumexp(): Expected floating point type for result tensor, but got: "
+            f"{out._dtype.scalar_name}"
+        )
+    if out is not None:
+        result_dtype = out._dtype
+    elif _is_float_or_complex(self._dtype):
+        result_dtype = self._dtype
+    else:
+        result_dtype = get_default_dtype()
+    dims = reduction_dims(dim, self.ndim)
+    shape = reduction_output(self, dims, keepdim, result_dtype, out)
+    if not has_data(self):
+        return finish(self, None, shape, result_dtype, out)
+    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
+    compute = _compute_dtype(self._dtype if _is_float_or_complex(self._dtype) else result_dtype)
+    a = input_array(self, compute)
+    axis = axes(self, dims)
+    if _count(self, dims) == 0 or geometry.numel(self._size) == 0:
+        shift = xp.zeros(reduced_shape(self._size, dims, True), dtype=xp.real(a).dtype)
+    else:
+        shift = xp.max(xp.real(a), axis=axis, keepdims=True)
+        shift = xp.where(xp.isinf(shift), xp.zeros_like(shift), shift)
+    total = xp.sum(xp.exp(a - shift), axis=axis, keepdims=keepdim)
+    if not keepdim and self._size:
+        shift = xp.reshape(shift, shape)
+    return finish(self, xp.log(total) + shift, shape, result_dtype, out)
+
+
+special_logsumexp = defop(
+    "special_logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"
+)
+
+
+@special_logsumexp.decomposition
+def special_logsumexp_decomposition(self: TensorImpl, dim: list[int], keepdim: bool) -> Any:
+    """Torch: special_logsumexp in ReduceOps.cpp (logsumexp)."""
+    return aten.logsumexp.default(self, dim, keepdim)
+
+
+special_logsumexp_out = defop(
+    "special_logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) "
+    "-> Tensor(a!)"
+)
+
+
+@special_logsumexp_out.decomposition
+def special_logsumexp_out_decomposition(
+    self: TensorImpl, dim: list[int], keepdim: bool, *, out: TensorImpl
+) -> Any:
+    """Torch: special_logsumexp_out in ReduceOps.cpp (logsumexp_out)."""
+    return aten.logsumexp.out(self, dim, keepdim, out=out)
+
+
+# --- linalg_vector_norm, norm --------------------------------------------------------------
+
+
+def _p_norm(xp: Any, a: Array, p: float, axis: tuple[int, ...] | None, keepdim: bool) -> Array:
+    """The p-norm of `a` over `axis`: max/min of |a| for ±inf, the count of nonzeros for 0.
+
+    Torch: the norm reduction of aten/src/ATen/native/SharedReduceOps.h (NormOps,
+    NormZeroOps, NormOneOps, NormTwoOps, AbsMaxOps, AbsMinOps).
+    """
+    magnitude = xp.abs(a)
+    if p == math.inf:
+        return xp.max(magnitude, axis=axis, keepdims=keepdim)
+    if p == -math.inf:
+        return xp.min(magnitude, axis=axis, keepdims=keepdim)
+    if p == 0:
+        nonzero = xp.astype(magnitude != 0, magnitude.dtype)
+        return xp.sum(nonzero, axis=axis, keepdims=keepdim)
+    if p == 1:
+        return xp.sum(magnitude, axis=axis, keepdims=keepdim)
+    if p == 2:
+        return xp.sqrt(xp.sum(magnitude * magnitude, axis=axis, keepdims=keepdim))
+    exponent = xp.asarray(p, dtype=magnitude.dtype)
+    total = xp.sum(magnitude**exponent, axis=axis, keepdims=keepdim)
+    return total ** xp.asarray(1.0 / p, dtype=magnitude.dtype)
+
+
+def _check_empty_norm(self: TensorImpl, p: float, dims: tuple[int, ...], specified: bool) -> None:
+    # torch: linalg_vector_norm's check that a norm without identity (p < 0, inf) has data;
+    # the missing space before "because" is torch's.
+    if p >= 0 and p != math.inf:
+        return
+    if not specified:
+        if geometry.numel(self._size) == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {_format_double(p)} norm on an empty "
+                "tensor because the operation does not have an identity"
+            )
+        return
+    for d in dims:
+        if self._size and self._size[d] == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {_format_double(p)} norm on the "
+                f"dimension {d}because this dimension is empty and the operation does not have "
+                "an identity"
+            )
+
+
+def _vector_norm(
+    self: TensorImpl,
+    p: float,
+    dim: Sequence[int] | None,
+    keepdim: bool,
+    dtype: DType | None,
+    out: TensorImpl | None,
+) -> Any:
+    """The norm of `self` (cast to `dtype` first, if given) over `dim`, in the real dtype."""
+    dims = reduction_dims(dim, self.ndim)
+    _check_empty_norm(self, p, dims, specified=dim is not None and len(dim) > 0)
+    source = self._dtype if dtype is None else dtype
+    result_dtype = to_real(source)
+    shape = reduction_output(self, dims, keepdim, result_dtype, out)
+    if not has_data(self):
+        return finish(self, None, shape, result_dtype, out)
+    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
+    a = input_array(self, _compute_dtype(source))
+    return finish(self, _p_norm(xp, a, p, axes(self, dims), keepdim), shape, result_dtype, out)
+
+
+def _vector_norm_dtype_error(dtype: DType) -> RuntimeError:
+    # torch: checkFloatingOrComplex(self, "linalg.vector_norm") in LinearAlgebraUtils.h.
+    return RuntimeError(
+        "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+        f"{dtype.scalar_name}"
+    )
+
+
+linalg_vector_norm = defop(
+    "linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor"
+)
+linalg_vector_norm_out = defop(
+    "linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@implements(linalg_vector_norm)
+@implements(linalg_vector_norm_out)
+def linalg_vector_norm_kernel(
+    self: TensorImpl,
+    ord: float,
+    dim: list[int] | None,
+    keepdim: bool,
+    *,
+    dtype: DType | None,
+    out: TensorImpl | None = None,
+) -> Any:
+    """The vector `ord`-norm over `dim` (None: every element).
+
+    Torch: TORCH_META_FUNC(linalg_vector_norm) in LinearAlgebra.cpp: the input (and `dtype`)
+    must be floating or complex, a complex input wants a complex `dtype`.
+    """
+    if not _is_float_or_complex(self._dtype):
+        raise _vector_norm_dtype_error(self._dtype)
+    if dtype is not None:
+        if not _is_float_or_complex(dtype):
+            raise RuntimeError(
+                "linalg.vector_norm: dtype should be floating point or complex, but got "
+                f"{dtype.scalar_name}"
+            )
+        if self._dtype.is_complex and not dtype.is_complex:
+            raise RuntimeError(
+                "linalg.vector_norm: dtype should be complex for complex inputs, but got "
+                f"{dtype.scalar_name}"
+            )
+    return _vector_norm(self, float(ord), dim, keepdim, dtype, out)
+
+
+def _norm(
+    self: TensorImpl,
+    p: Scalar | None,
+    dim: Sequence[int] | None,
+    keepdim: bool,
+    dtype: DType | None,
+    out: TensorImpl | None,
+) -> Any:
+    """The aten norm ops. Torch: norm_out / TORCH_META_FUNC2(norm, ScalarOpt_dim) in
+    ReduceOps.cpp (p None is 2)."""
+    if not _is_float_or_complex(self._dtype):
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{self._dtype.scalar_name} instead."
+        )
+    if dtype is not None and not _is_float_or_complex(dtype):
+        raise RuntimeError(
+            "norm(): the desired output dtype should be either floating point or complex. Got "
+            f"{dtype.scalar_name} instead."
+        )
+    return _vector_norm(self, 2.0 if p is None else float(p), dim, keepdim, dtype, out)  # type: ignore[arg-type]  # norms take real p
+
+
+def _register_norm() -> None:
+    """Register the eight aten norm overloads over `_norm`."""
+
+    def scalar_opt_dim(
+        self: TensorImpl,
+        p: Scalar | None,
+        dim: list[int],
+        keepdim: bool,
+        *,
+        out: TensorImpl | None = None,
+    ) -> Any:
+        """Torch: norm.ScalarOpt_dim / norm.out."""
+        return _norm(self, p, dim, keepdim, None, out)
+
+    def scalar_opt_dim_dtype(
+        self: TensorImpl,
+        p: Scalar | None,
+        dim: list[int],
+        keepdim: bool,
+        *,
+        dtype: DType,
+        out: TensorImpl | None = None,
+    ) -> Any:
+        """Torch: norm.ScalarOpt_dim_dtype / norm.dtype_out."""
+        return _norm(self, p, dim, keepdim, dtype, out)
+
+    def scalar(self: TensorImpl, p: Scalar) -> Any:
+        """Torch: norm.Scalar (every element)."""
+        return _norm(self, p, None, False, None, None)
+
+    def scalar_out(self: TensorImpl, p: Scalar, *, out: TensorImpl) -> Any:
+        """Torch: norm.Scalar_out (generated from norm.Scalar)."""
+        return same_as_out(aten.norm.Scalar(self, p), out)
+
+    def scalar_opt_dtype(self: TensorImpl, p: Scalar | None, *, dtype: DType) -> Any:
+        """Torch: norm.ScalarOpt_dtype (every element, in `dtype`)."""
+        return _norm(self, p, None, False, dtype, None)
+
+    def scalar_opt_dtype_out(
+        self: TensorImpl, p: Scalar | None, *, dtype: DType, out: TensorImpl
+    ) -> Any:
+        """Torch: norm.ScalarOpt_dtype_out (generated from norm.ScalarOpt_dtype)."""
+        return same_as_out(aten.norm.ScalarOpt_dtype(self, p, dtype=dtype), out)
+
+    implements(
+        defop(
+            "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor"
+        )
+    )(scalar_opt_dim)
+    implements(
+        defop(
+            "norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) "
+            "-> Tensor(a!)"
+        )
+    )(scalar_opt_dim)
+    implements(
+        defop(
+            "norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, "
+            "ScalarType dtype) -> Tensor"
+        )
+    )(scalar_opt_dim_dtype)
+    implements(
+        defop(
+            "norm.dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, "
+            "Tensor(a!) out) -> Tensor(a!)"
+        )
+    )(scalar_opt_dim_dtype)
+    implements(defop("norm.Scalar(Tensor self, Scalar p=2) -> Tensor"))(scalar)
+    implements(defop("norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)"))(
+        scalar_out
+    )
+    implements(
+        defop("norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor")
+    )(scalar_opt_dtype)
+    implements(
+        defop(
+            "norm.ScalarOpt_dtype_out(Tensor self, Scalar? p, *, ScalarType dtype, Tensor(a!) out) "
+            "-> Tensor(a!)"
+        )
+    )(scalar_opt_dtype_out)
+
+
+_register_norm()
+
+
+# --- renorm --------------------------------------------------------------------------------
+
+
+def _renorm(self: TensorImpl, p: Scalar, dim: int, maxnorm: Scalar, out: TensorImpl | None) -> Any:
+    """Each slice along `dim` scaled down to p-norm `maxnorm` where its norm exceeds it.
+
+    Torch: TORCH_META_FUNC(renorm) and renorm_out in ReduceOps.cpp: the factor is
+    maxnorm / (norm + 1e-7) where norm > maxnorm, else 1; norms in the accumulation dtype.
+    """
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")  # noqa: TRY004 - torch's type
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")  # noqa: TRY004 - torch's type
+    if maxnorm < 0:
+        raise RuntimeError(
+            f"renorm: expected maxnorm to be >= 0 but got {_format_double(float(maxnorm))}"
+        )
+    if self.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    d = geometry.wrap_dim(dim, self.ndim)
+    shape = self._size
+    if not _is_float_or_complex(self._dtype):
+        # torch: renorm's kernel computes the norms with linalg_vector_norm, which refuses.
+        raise _vector_norm_dtype_error(self._dtype)
+    if out is not None:
+        check_out_dtype(out, self._dtype)
+        resize_output(out, shape)
+    if not has_data(self):
+        return finish(self, None, shape, self._dtype, out)
+    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
+    a = input_array(self, _compute_dtype(self._dtype))
+    others = tuple(i for i in range(self.ndim) if i != d)
+    norms = _p_norm(xp, a, float(p), others, True)
+    limit = xp.asarray(float(maxnorm), dtype=norms.dtype)
+    factor = xp.where(
+        norms > limit, limit / (norms + xp.asarray(1e-7, dtype=norms.dtype)), xp.ones_like(norms)
+    )
+    return finish(self, a * xp.astype(factor, a.dtype), shape, self._dtype, out)
+
+
+renorm = defop("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor")
+renorm_out = defop(
+    "renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)"
+)
+renorm_ = defop("renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)")
+
+
+@implements(renorm)
+@implements(renorm_out)
+def renorm_kernel(
+    self: TensorImpl, p: Scalar, dim: int, maxnorm: Scalar, *, out: TensorImpl | None = None
+) -> Any:
+    """Torch: renorm / renorm.out."""
+    return _renorm(self, p, dim, maxnorm, out)
+
+
+@implements(renorm_)
+def renorm__kernel(self: TensorImpl, p: Scalar, dim: int, maxnorm: Scalar) -> Any:
+    """Torch: renorm_ (the structured in-place form: `self` is the output)."""
+    return _renorm(self, p, dim, maxnorm, self)
+
+
+# --- dist ----------------------------------------------------------------------------------
+
+dist = defop("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor")
+
+
+@implements(dist)
+def dist_kernel(self: TensorImpl, other: TensorImpl, p: Scalar) -> Any:
+    """The p-norm of self - other. Torch: dist in ReduceOps.cpp (at::norm(self - other, p))."""
+    return aten.norm.Scalar(aten.sub.Tensor(self, other), p)
+
+
+dist_out = defop("dist.out(Tensor self, Tensor other, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)")
+
+
+@implements(dist_out)
+def dist_out_kernel(self: TensorImpl, other: TensorImpl, p: Scalar, *, out: TensorImpl) -> Any:
+    """Torch: dist.out, generated from dist (the result's dtype must be out's)."""
+    return same_as_out(aten.dist.default(self, other, p), out)
+
+
+# --- count_nonzero -------------------------------------------------------------------------
+
+count_nonzero_dims = defop("count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor")
+
+
+@implements(count_nonzero_dims)
+def count_nonzero_dims_kernel(self: TensorImpl, dim: list[int]) -> Any:
+    """The number of nonzero elements over `dim` ([]: every dim), as int64.
+
+    Torch: count_nonzero_cpu in TensorAdvancedIndexing.cpp.
+    """
+    dims = reduction_dims(dim, self.ndim)
+    shape = reduction_output(self, dims, False, int64, None)
+    if not has_data(self):
+        return finish(self, None, shape, int64, None)
+    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
+    a = input_array(self, self._dtype)
+    nonzero = a if a.dtype == xp.bool else a != xp.zeros((), dtype=a.dtype)
+    counts = xp.sum(xp.astype(nonzero, xp.int64), axis=axes(self, dims))
+    return finish(self, counts, shape, int64, None)
+
+
+count_nonzero = defop("count_nonzero(Tensor self, int? dim=None) -> Tensor")
+
+
+@implements(count_nonzero)
+def count_nonzero_kernel(self: TensorImpl, dim: int | None) -> Any:
+    """Torch: count_nonzero (CompositeExplicitAutograd over count_nonzero.dim_IntList)."""
+    return aten.count_nonzero.dim_IntList(self, [] if dim is None else [dim])
+
+
+count_nonzero_dims_out = defop(
+    "count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@implements(count_nonzero_dims_out)
+def count_nonzero_dims_out_kernel(self: TensorImpl, dim: list[int], *, out: TensorImpl) -> Any:
+    """Torch: the out= form generated for count_nonzero.dim_IntList (out must be int64)."""
+    return same_as_out(aten.count_nonzero.dim_IntList(self, dim), out)
+
+
+count_nonzero_out = defop(
+    "count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+@implements(count_nonzero_out)
+def count_nonzero_out_kernel(self: TensorImpl, dim: int | None, *, out: TensorImpl) -> Any:
+    """Torch: the out= form generated for count_nonzero (out must be int64)."""
+    return same_as_out(aten.count_nonzero.default(self, dim), out)
