@@ -54,9 +54,13 @@ def _is_long(index: object) -> bool:
     if kind is bool or isinstance(index, TensorImpl) or not hasattr(index, "__index__"):
         return False
     # A NumPy integer scalar: has __index__ and is neither an array nor a sequence.
-    return not _is_sequence(index) and getattr(index, "ndim", 0) == 0 and not isinstance(
-        index, bool
-    ) and type(index).__name__ != "ndarray" and not _is_numpy_bool(index)
+    return (
+        not _is_sequence(index)
+        and getattr(index, "ndim", 0) == 0
+        and not isinstance(index, bool)
+        and type(index).__name__ != "ndarray"
+        and not _is_numpy_bool(index)
+    )
 
 
 def _is_numpy_bool(index: object) -> bool:
@@ -208,9 +212,7 @@ def _bool_index(result: Any, value: bool) -> Any:
     """
     dev = result._storage.device
     if value:
-        return aten.fill_.Scalar(
-            aten.empty.memory_format([1], dtype=int64, device=dev), 0
-        )
+        return aten.fill_.Scalar(aten.empty.memory_format([1], dtype=int64, device=dev), 0)
     return aten.empty.memory_format([0], dtype=int64, device=dev)
 
 

@@ -61,6 +61,8 @@ def _index_put_impl_(
     """Torch: torch._index_put_impl_."""
     _tensor_list(indices, 1)
     return _index_put_impl(input, indices, values, accumulate, unsafe)
+
+
 masked_select = torch_function("masked_select")
 masked_scatter = torch_function("masked_scatter")
 nonzero_static = torch_function("nonzero_static")

@@ -72,7 +72,9 @@ _CDIST_MODES: dict[str, int] = {
 }
 
 
-def cdist(x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Any:
+def cdist(
+    x1: Any, x2: Any, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"
+) -> Any:
     """p-norm distances between each row of x1 and each row of x2 (batched).
 
     Torch: torch.cdist in torch/functional.py, which maps compute_mode's name to the int

@@ -149,9 +149,7 @@ class Tensor(
     def H(self) -> Tensor:
         """The conjugate transpose of a matrix. Torch: Tensor.H."""
         if self.dim() != 2:
-            hint = (
-                ". For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "."
-            )
+            hint = ". For batches of matrices, consider using tensor.mH" if self.dim() > 2 else "."
             raise RuntimeError(
                 "tensor.H is only supported on matrices (2-D tensors). Got "
                 f"{self.dim()}-D tensor{hint}"
@@ -456,7 +454,10 @@ class Tensor(
         """
         value = fill_value.item() if isinstance(fill_value, TensorImpl) else fill_value
         out: Tensor = aten.new_full.default(
-            self, list(parse_sizes((size,), "new_full")), value, dtype=dtype,
+            self,
+            list(parse_sizes((size,), "new_full")),
+            value,
+            dtype=dtype,
             device=_device_arg(device),
         )
         return out.requires_grad_(True) if requires_grad else out

@@ -110,8 +110,9 @@ class Storage:
             raise bitcast_unsupported(backend, "reading a tensor of another dtype")
         # A bitcast to a larger element needs a whole number of them: drop the tail bytes.
         keep = self.elements(dtype) * dtype.itemsize // self.dtype.itemsize
-        return backend.bitcast(flat[:keep] if keep < self.size_elements else flat,
-                               _library_dtype(backend, dtype))
+        return backend.bitcast(
+            flat[:keep] if keep < self.size_elements else flat, _library_dtype(backend, dtype)
+        )
 
     def replace_as(self, dtype: DType, flat: Array) -> None:
         """Make `flat` (elements of `dtype`, as `array_as(dtype)` gave them) the storage's

@@ -88,6 +88,14 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim + bound if dim < 0 else dim
 
 
+def no_dimensions(dim: int) -> IndexError:
+    """Torch's error for a dim of a 0-dim tensor where no dim may be wrapped.
+
+    Torch: maybe_wrap_dim with wrap_scalar=false (TensorImpl::size(dim) on a 0-dim tensor).
+    """
+    return IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+
+
 def dim_list(dims: Sequence[int], ndim: int) -> list[int]:
     """`dims` wrapped, in order, with torch's error for a dim named twice.
 

@@ -381,9 +381,7 @@ def write_array(t: TensorImpl, values: Array) -> None:
         if offset == 0 and count == flat.shape[0]:
             storage.replace_as(dtype, xp.asarray(flat_values, copy=True))
             return
-        storage.replace_as(
-            dtype, xp.concat((flat[:offset], flat_values, flat[offset + count :]))
-        )
+        storage.replace_as(dtype, xp.concat((flat[:offset], flat_values, flat[offset + count :])))
         return
     # A general non-overlapping view: find, for each storage position, the element written
     # there (if any) by binary search over the sorted write positions.

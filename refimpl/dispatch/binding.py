@@ -438,12 +438,14 @@ class Binder:
 
     def _type_error(self, param: Parameter, value: object, error: CastError) -> SchemaMatchError:
         return SchemaMatchError(
-            lambda: f"{self._op_name}() Expected a value of type '{param.type_str}' for "
-            f"argument '{param.name}' but instead found type '{_type_name(value)}'.\n"
-            f"Position: {param.position}\n"
-            f"Value: {value!r}\n"
-            f"Declaration: {self._declaration}\n"
-            f"Cast error details: {error}"
+            lambda: (
+                f"{self._op_name}() Expected a value of type '{param.type_str}' for "
+                f"argument '{param.name}' but instead found type '{_type_name(value)}'.\n"
+                f"Position: {param.position}\n"
+                f"Value: {value!r}\n"
+                f"Declaration: {self._declaration}\n"
+                f"Cast error details: {error}"
+            )
         )
 
 

@@ -20,7 +20,7 @@ from refimpl.core.backend import Array, ArrayNamespace
 from refimpl.core.tensor import TensorImpl, array_of, resize_for_output, tensor_over
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
-from refimpl.ops._iterator import _overlap, _warn_resize
+from refimpl.ops._outputs import overlap_status, warn_resize
 
 aten: Final = namespace("aten")
 
@@ -41,7 +41,7 @@ def resize_output(out: TensorImpl, size: Shape, stride: Shape | None = None) -> 
     deprecation warning when it held elements."""
     if out._size == size:
         return
-    _warn_resize(out, size)
+    warn_resize(out, size)
     resize_for_output(out, size, geometry.contiguous_strides(size) if stride is None else stride)
 
 
@@ -58,7 +58,7 @@ def check_no_overlap(written: TensorImpl, *read: TensorImpl | None) -> None:
         if (
             other is not None
             and other._storage is written._storage
-            and _overlap(written, other) in (layout.Overlap.PARTIAL, layout.Overlap.FULL)
+            and overlap_status(written, other) in (layout.Overlap.PARTIAL, layout.Overlap.FULL)
         ):
             raise RuntimeError(layout.PARTIAL_OVERLAP_MESSAGE)
 
@@ -148,8 +148,7 @@ def make_info(self: TensorImpl, indices: Indices) -> AdvancedIndex:
     except RuntimeError:
         shapes = ", ".join(shape_text(index._size) for index in present)
         raise IndexError(
-            f"shape mismatch: indexing tensors could not be broadcast together with shapes "
-            f"{shapes}"
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
         ) from None
     dims = tuple(d for d, index in enumerate(expanded) if index is not None)
     ndim = len(self._size)
@@ -364,7 +363,12 @@ def advanced_index(self: TensorImpl, indices: Indices) -> Any:
 
 
 def laid_out(
-    xp: ArrayNamespace, values: Array, shape: Shape, stride: Shape, dtype: Any, dev: Any,
+    xp: ArrayNamespace,
+    values: Array,
+    shape: Shape,
+    stride: Shape,
+    dtype: Any,
+    dev: Any,
     backend: Any,
 ) -> Any:
     """A tensor of geometry (`shape`, `stride`) holding `values` (given row-major)."""
@@ -383,7 +387,6 @@ def expand_shape_check(self: TensorImpl, mask: TensorImpl) -> None:
                 f"The shape of the mask {shape_text(mask._size)} at index {j} does not "
                 f"match the shape of the indexed tensor {shape_text(self._size)} at index {j}"
             )
-
 
 
 def expandable(size: Shape, shape: Shape) -> bool:
@@ -418,7 +421,9 @@ def self_position(
     return position
 
 
-def put(xp: ArrayNamespace, flat: Array, position: Array, values: Array, *, accumulate: bool) -> Array:
+def put(
+    xp: ArrayNamespace, flat: Array, position: Array, values: Array, *, accumulate: bool
+) -> Array:
     """`flat` with `values` written (or added) at `position`: a scatter from the standard.
 
     Positions are sorted once (stably, so the elements of one position keep their order):

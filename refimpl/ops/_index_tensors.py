@@ -33,7 +33,7 @@ from refimpl.core.tensor import (
     write_array,
 )
 from refimpl.ops import data
-from refimpl.ops._iterator import _overlap, _warn_resize
+from refimpl.ops._outputs import overlap_status, warn_resize
 from refimpl.ops._register import OpBlock
 from refimpl.ops._scatter import ScatterReduce, reduction_identity, scatter_flat
 from refimpl.ops.selection import type_meta_name
@@ -45,7 +45,9 @@ BACKEND_KEYS: Final = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
 # refimpl names) are in none of them.
 UNSIGNED: Final = frozenset({uint64})
 COMPLEX: Final = frozenset({complex32, complex64, complex128})
-NOT_SCATTER_GATHER: Final = UNSIGNED | {complex32}  # ALL_TYPES_AND_COMPLEX_AND3(Bool, Half, BFloat16)
+NOT_SCATTER_GATHER: Final = UNSIGNED | {
+    complex32
+}  # ALL_TYPES_AND_COMPLEX_AND3(Bool, Half, BFloat16)
 NOT_MEAN: Final = NOT_SCATTER_GATHER | {bool_}
 NOT_MINMAX: Final = NOT_SCATTER_GATHER | COMPLEX
 NOT_INDEX_FUNC: Final = UNSIGNED | COMPLEX | {bool_}  # index_reduce: ALL_TYPES_AND2(Half, BFloat16)
@@ -109,7 +111,7 @@ def resize_out(out: TensorImpl, size: tuple[int, ...]) -> None:
     """Torch: at::native::resize_output (Resize.cpp): a non-empty `out` of another shape is
     resized with torch's deprecation warning."""
     if out._size != size:
-        _warn_resize(out, size)
+        warn_resize(out, size)
         resize_for_output(out, size, geometry.contiguous_strides(size))
 
 
@@ -139,7 +141,7 @@ def emit(
             isinstance(value, TensorImpl)
             and not (inplace and value is target)
             and value._storage is target._storage
-            and _overlap(target, value) is not layout.Overlap.NO
+            and overlap_status(target, value) is not layout.Overlap.NO
         ):
             raise RuntimeError(layout.PARTIAL_OVERLAP_MESSAGE)
     if not inplace:

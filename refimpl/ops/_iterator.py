@@ -12,7 +12,6 @@ elementwise ops] in core/layout.py.
 from __future__ import annotations
 
 import enum
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -35,6 +34,7 @@ from refimpl.core.tensor import (
     write_array,
 )
 from refimpl.ops import data
+from refimpl.ops._outputs import format_shape, overlap_status, warn_resize
 
 Operand = TensorImpl | bool | int | float | complex
 Shape = tuple[int, ...]
@@ -175,10 +175,6 @@ class Plan:
 # --- errors --------------------------------------------------------------------------------
 
 
-def _format_shape(shape: Sequence[int]) -> str:
-    return "[" + ", ".join(str(n) for n in shape) + "]"
-
-
 def broadcast_all(shapes: Sequence[Shape]) -> Shape:
     """The broadcast of every shape, with torch's error. Torch: compute_shape (infer_size)."""
     result: Shape | None = None
@@ -196,26 +192,9 @@ def _check_overlaps(out: TensorImpl, inputs: Sequence[Operand]) -> None:
             isinstance(value, TensorImpl)
             and value is not out
             and value._storage is out._storage
-            and _overlap(out, value) is layout.Overlap.PARTIAL
+            and overlap_status(out, value) is layout.Overlap.PARTIAL
         ):
             raise RuntimeError(layout.PARTIAL_OVERLAP_MESSAGE)
-
-
-def _overlap(a: TensorImpl, b: TensorImpl) -> layout.Overlap:
-    # torch: get_overlap_status in MemoryOverlap.cpp (same storage assumed).
-    a_n, b_n = geometry.numel(a._size), geometry.numel(b._size)
-    if a_n == 0 or b_n == 0:
-        return layout.Overlap.NO
-    dense = geometry.is_non_overlapping_and_dense
-    if not dense(a._size, a._stride) or not dense(b._size, b._stride):
-        return layout.Overlap.TOO_HARD
-    a_begin, b_begin = a._storage_offset, b._storage_offset
-    a_end, b_end = a_begin + a_n, b_begin + b_n
-    if a_begin == b_begin and a_end == b_end:
-        return layout.Overlap.FULL if a._stride == b._stride else layout.Overlap.PARTIAL
-    if a_begin < b_end and b_begin < a_end:
-        return layout.Overlap.PARTIAL
-    return layout.Overlap.NO
 
 
 # --- building a plan -----------------------------------------------------------------------
@@ -313,8 +292,8 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         if is_inplace:
             # torch: mark_resize_outputs; an input that is also the output cannot broadcast.
             raise RuntimeError(
-                f"output with shape {_format_shape(out._size)} doesn't match the broadcast "
-                f"shape {_format_shape(shape)}"
+                f"output with shape {format_shape(out._size)} doesn't match the broadcast "
+                f"shape {format_shape(shape)}"
             )
         resize = True
     common, kernel_dtype, output_dtype = _dtypes(iter_config, inputs, out)
@@ -656,9 +635,9 @@ def run(
     """
     backend = p.backend
     if out is not None and p.resize:
-        _warn_resize(out, p.shape)
+        warn_resize(out, p.shape)
         if p.out_temporary:
-            _warn_resize(out, p.shape)  # torch resizes the temporary, then `out`
+            warn_resize(out, p.shape)  # torch resizes the temporary, then `out`
         resize_for_output(out, p.shape, p.out_stride)
     if backend is None:
         if out is not None:
@@ -766,18 +745,3 @@ def _inverse(axes: Shape) -> Shape:
     for i, a in enumerate(axes):
         inverse[a] = i
     return tuple(inverse)
-
-
-def _warn_resize(out: TensorImpl, shape: Shape) -> None:
-    # torch: resize_output in aten/src/ATen/native/Resize.cpp; empty outputs resize silently.
-    if geometry.numel(out._size) != 0:
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape "
-            f"{_format_shape(out._size)}, which does not match the required output shape "
-            f"{_format_shape(shape)}. This behavior is deprecated, and in a future PyTorch "
-            "release outputs will not be resized unless they have zero elements. You can "
-            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
-            "t.resize_(0).",
-            UserWarning,
-            stacklevel=5,
-        )

@@ -11,10 +11,9 @@ from typing import Any, Final
 from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl.core import layout
-from refimpl.core import strides as geometry
 from refimpl.core.backend import Array
 from refimpl.core.tensor import TensorImpl, resize_for_output, tensor_over
-from refimpl.ops._iterator import _overlap, _warn_resize
+from refimpl.ops._outputs import overlap_status
 from refimpl.ops._register import OpBlock
 
 Shape = tuple[int, ...]
@@ -62,19 +61,6 @@ def laid_out(
     return tensor_over(values, size, stride, dtype, storage.device, storage.backend)
 
 
-def resize_output(out: TensorImpl, size: Shape) -> bool:
-    """`out` resized to `size` (contiguous) if it has another shape; whether it was.
-
-    Torch: at::native::resize_output, with its deprecation warning for an `out` that had
-    elements (empty outputs resize silently).
-    """
-    if out._size == size:
-        return False
-    _warn_resize(out, size)
-    resize_for_output(out, size, geometry.contiguous_strides(size))
-    return True
-
-
 def restride(out: TensorImpl, stride: Shape) -> None:
     """Torch: empty_tensor_restride after a resize, for a memory format other than contiguous."""
     resize_for_output(out, out._size, stride)
@@ -89,7 +75,7 @@ def check_no_overlap(out: TensorImpl, inputs: list[Any]) -> None:
     if layout.has_internal_overlap(out._size, out._stride):
         raise RuntimeError(layout.INTERNAL_OVERLAP_MESSAGE)
     for t in inputs:
-        if t._storage is out._storage and _overlap(out, t) in _OVERLAPPING:
+        if t._storage is out._storage and overlap_status(out, t) in _OVERLAPPING:
             raise RuntimeError(layout.PARTIAL_OVERLAP_MESSAGE)
 
 

@@ -26,7 +26,8 @@ from refimpl.core.tensor import (
     write_array,
 )
 from refimpl.ops import data
-from refimpl.ops._iterator import _warn_resize, scalar_array
+from refimpl.ops._iterator import scalar_array
+from refimpl.ops._outputs import warn_resize
 from refimpl.ops._register import OpBlock
 from refimpl.ops.selection import type_meta_name
 from refimpl.ops.view import legacy_type_name
@@ -63,7 +64,7 @@ def sizes_text(size: Sequence[int]) -> str:
 
 def not_implemented(kernel: str, dtype: DType) -> NotImplementedError:
     # torch: the AT_DISPATCH switch of the CPU kernel, which has no case for bool.
-    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype.scalar_name}\'')
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{dtype.scalar_name}'")
 
 
 def check_out(out: TensorImpl, size: tuple[int, ...], dtype: DType) -> None:
@@ -80,7 +81,7 @@ def check_out(out: TensorImpl, size: tuple[int, ...], dtype: DType) -> None:
 def resize_out(out: TensorImpl, size: tuple[int, ...]) -> None:
     """Torch: at::native::resize_output; an `out` of the right shape keeps its strides."""
     if out._size != size:
-        _warn_resize(out, size)
+        warn_resize(out, size)
         resize_for_output(out, size, geometry.contiguous_strides(size))
 
 

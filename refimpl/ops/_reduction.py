@@ -32,12 +32,11 @@ from refimpl.core.tensor import (
     TensorImpl,
     array_of,
     backend_dtype,
-    resize_for_output,
     tensor_over,
     write_array,
 )
 from refimpl.ops import data
-from refimpl.ops._iterator import _warn_resize
+from refimpl.ops._outputs import resize_output
 from refimpl.ops._register import OpBlock
 from refimpl.ops.selection import type_meta_name
 
@@ -208,16 +207,6 @@ def check_out_dtype(out: TensorImpl, expected: DType) -> None:
 
 
 # --- outputs ---------------------------------------------------------------------------------
-
-
-def resize_output(out: TensorImpl, shape: Shape) -> None:
-    """`out` given shape `shape` (contiguous), warning as torch does when it had elements.
-
-    Torch: at::native::resize_output (Resize.cpp).
-    """
-    if out._size != shape:
-        _warn_resize(out, shape)
-        resize_for_output(out, shape, geometry.contiguous_strides(shape))
 
 
 def reduction_output(

@@ -125,9 +125,7 @@ def _segmented_scan(xp: ArrayNamespace, keys: Array, values: Array, combine: Com
     return values
 
 
-def flat_positions(
-    xp: ArrayNamespace, shape: tuple[int, ...], dim: int, index: Array
-) -> Array:
+def flat_positions(xp: ArrayNamespace, shape: tuple[int, ...], dim: int, index: Array) -> Array:
     """The row-major positions, in a tensor of `shape`, that the int64 `index` (any shape of
     the same rank) names along `dim`: element (i0, .., ik) names (i0, .., index[i], .., ik).
 

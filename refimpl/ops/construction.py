@@ -31,7 +31,8 @@ from refimpl.core.tensor import (
     write_array,
 )
 from refimpl.dispatch.overloads import namespace
-from refimpl.ops._reduction import check_out_dtype, resize_output
+from refimpl.ops._outputs import resize_output
+from refimpl.ops._reduction import check_out_dtype
 from refimpl.ops._register import OpBlock, defop
 from refimpl.ops.view import legacy_type_name
 

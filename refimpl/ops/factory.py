@@ -30,7 +30,7 @@ from refimpl.core.tensor import (
 )
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
-from refimpl.ops._iterator import _warn_resize
+from refimpl.ops._outputs import warn_resize
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
@@ -116,7 +116,7 @@ def _generated_out(out: TensorImpl, result: TensorImpl) -> Any:
     """Torch: the out= form generated for a functional op (resize_out_helper, then a copy):
     `out` resized (with resize_output's warning) and given `result`'s values."""
     if out._size != result._size:
-        _warn_resize(out, result._size)
+        warn_resize(out, result._size)
         resize_for_output(out, result._size, geometry.contiguous_strides(result._size))
     return data.copy_(out, result)
 
@@ -504,9 +504,7 @@ def empty_permuted_out_kernel(
     size: list[int], physical_layout: list[int], *, out: TensorImpl
 ) -> Any:
     """Torch: the generated out= form (empty_permuted, then resize_output and copy)."""
-    result = aten.empty_permuted.default(
-        size, physical_layout, dtype=out._dtype, device=out.device
-    )
+    result = aten.empty_permuted.default(size, physical_layout, dtype=out._dtype, device=out.device)
     return _generated_out(out, result)
 
 

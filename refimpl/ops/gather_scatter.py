@@ -236,9 +236,7 @@ def _scatter(
     return emit(self, values, self._size, out, inplace, inputs=(self, index, src))
 
 
-def _check_scatter_dtype(
-    dtype: DType, mode: Reduction, has_src: bool, include_self: bool
-) -> None:
+def _check_scatter_dtype(dtype: DType, mode: Reduction, has_src: bool, include_self: bool) -> None:
     # torch: the AT_DISPATCH of scatter_reduce_exclude_self_helper, then of the kernel.
     if not include_self:
         check_kernel_dtype(dtype, "scatter_reduce_exclude_input_init", NOT_SCATTER_GATHER)
@@ -311,69 +309,80 @@ def scatter_add__kernel(self: TensorImpl, dim: int, index: TensorImpl, src: Tens
 _SCATTER_OVERLOADS: Final[tuple[tuple[str, Callable[..., Any]], ...]] = (
     ("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", scatter_src_kernel),
     (
-        ("scatter.value(Tensor self, int dim, Tensor index, "
-        "Scalar value) -> Tensor"),
+        ("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor"),
         scatter_value_kernel,
     ),
     (
-        ("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, "
-        "str reduce) -> Tensor"),
+        ("scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor"),
         scatter_src_kernel,
     ),
     (
-        ("scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, "
-        "str reduce) -> Tensor"),
+        (
+            "scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, "
+            "str reduce) -> Tensor"
+        ),
         scatter_value_kernel,
     ),
     (
-        ("scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, "
-        "Tensor(a!) out) -> Tensor(a!)"),
+        (
+            "scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, "
+            "Tensor(a!) out) -> Tensor(a!)"
+        ),
         scatter_src_kernel,
     ),
     (
-        ("scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, "
-        "Tensor(a!) out) -> Tensor(a!)"),
+        (
+            "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, "
+            "Tensor(a!) out) -> Tensor(a!)"
+        ),
         scatter_value_kernel,
     ),
     (
-        ("scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, "
-        "Tensor(a!) out) -> Tensor(a!)"),
+        (
+            "scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, "
+            "Tensor(a!) out) -> Tensor(a!)"
+        ),
         scatter_src_kernel,
     ),
     (
-        ("scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, "
-        "str reduce, Tensor(a!) out) -> Tensor(a!)"),
+        (
+            "scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, "
+            "str reduce, Tensor(a!) out) -> Tensor(a!)"
+        ),
         scatter_value_kernel,
     ),
     (
-        ("scatter_.src(Tensor(a!) self, int dim, Tensor index, "
-        "Tensor src) -> Tensor(a!)"),
+        ("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"),
         scatter__src_kernel,
     ),
     (
-        ("scatter_.value(Tensor(a!) self, int dim, Tensor index, "
-        "Scalar value) -> Tensor(a!)"),
+        ("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)"),
         scatter__value_kernel,
     ),
     (
-        ("scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, "
-        "str reduce) -> Tensor(a!)"),
+        (
+            "scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, "
+            "str reduce) -> Tensor(a!)"
+        ),
         scatter__src_kernel,
     ),
     (
-        ("scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, "
-        "str reduce) -> Tensor(a!)"),
+        (
+            "scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, "
+            "str reduce) -> Tensor(a!)"
+        ),
         scatter__value_kernel,
     ),
     ("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", scatter_add_kernel),
     (
-        ("scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, "
-        "Tensor(a!) out) -> Tensor(a!)"),
+        (
+            "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, "
+            "Tensor(a!) out) -> Tensor(a!)"
+        ),
         scatter_add_kernel,
     ),
     (
-        ("scatter_add_(Tensor(a!) self, int dim, Tensor index, "
-        "Tensor src) -> Tensor(a!)"),
+        ("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"),
         scatter_add__kernel,
     ),
 )
@@ -394,8 +403,15 @@ def _scatter_reduce_kernel(inplace: bool) -> Callable[..., Any]:
     ) -> Any:
         """Torch: scatter_reduce.two (CPU, CUDA, Meta), TensorAdvancedIndexing.cpp."""
         return _scatter(
-            self, dim, index, src, reduce, _REDUCE,
-            include_self=include_self, out=out, inplace=inplace,
+            self,
+            dim,
+            index,
+            src,
+            reduce,
+            _REDUCE,
+            include_self=include_self,
+            out=out,
+            inplace=inplace,
         )
 
     return scatter_reduce_kernel
@@ -533,7 +549,9 @@ def _put_(self: TensorImpl, index: TensorImpl, source: TensorImpl, accumulate: b
     return self
 
 
-put_ = defop("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)")
+put_ = defop(
+    "put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"
+)
 
 
 def put__kernel(self: TensorImpl, index: TensorImpl, source: TensorImpl, accumulate: bool) -> Any:
@@ -596,7 +614,7 @@ def _take_along_dim_args(
         )
     if not self._size:
         # torch: self.size(dim) on a 0-dim tensor.
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise geometry.no_dimensions(dim)
     d = geometry.wrap_dim(dim, len(self._size))
     self_sizes = list(self._size)
     self_sizes[d] = indices._size[d]

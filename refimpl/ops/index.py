@@ -252,7 +252,9 @@ index_put = defop(
 
 
 @index_put.kernel(CEA)
-def index_put_kernel(self: TensorImpl, indices: Indices, values: TensorImpl, accumulate: bool) -> Any:
+def index_put_kernel(
+    self: TensorImpl, indices: Indices, values: TensorImpl, accumulate: bool
+) -> Any:
     """A copy of `self` with the values put. Torch: index_put (clone, then index_put_)."""
     result = aten.clone.default(self)
     return aten.index_put_.default(result, indices, values, accumulate)
@@ -423,8 +425,7 @@ def masked_scatter_kernel(self: TensorImpl, mask: TensorImpl, source: TensorImpl
 
 
 masked_scatter_out = defop(
-    "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) "
-    "-> Tensor(a!)"
+    "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)"
 )
 
 

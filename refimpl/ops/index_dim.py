@@ -61,7 +61,9 @@ def _slice_positions(
     return flat_positions(xp, self._size or (1,), d, full)
 
 
-def _index_func_checks(func: str, self: TensorImpl, d: int, index: TensorImpl, source: TensorImpl) -> None:
+def _index_func_checks(
+    func: str, self: TensorImpl, d: int, index: TensorImpl, source: TensorImpl
+) -> None:
     """Torch: index_func_meta_impl (TensorAdvancedIndexing.cpp), shared by index_add and
     index_reduce."""
     if len(index._size) > 1:
@@ -71,8 +73,7 @@ def _index_func_checks(func: str, self: TensorImpl, d: int, index: TensorImpl, s
         )
     if index._dtype not in INDEX_DTYPES:
         raise RuntimeError(
-            f"{func}_(): Expected dtype int32/int64 for index but got: "
-            f"{index._dtype.scalar_name}"
+            f"{func}_(): Expected dtype int32/int64 for index but got: {index._dtype.scalar_name}"
         )
     if self._dtype is not source._dtype:
         raise RuntimeError(
@@ -88,7 +89,7 @@ def _index_func_checks(func: str, self: TensorImpl, d: int, index: TensorImpl, s
     if count != (source._size[d] if source._size else 1):
         if not source._size:
             # torch: the message evaluates source.size(dim) on a 0-dim source.
-            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+            raise geometry.no_dimensions(d)
         raise RuntimeError(
             f"{func}_(): Number of indices ({count}) should be equal to source.size(dim): "
             f"({source._size[d]}), for dim: {d}"
@@ -202,9 +203,7 @@ _SLICE_KERNELS: Final[dict[ScatterReduce, tuple[str, frozenset[DType]]]] = {
 }
 
 
-def _check_index_reduce_dtype(
-    dtype: DType, mode: Reduction, rank: int, include_self: bool
-) -> None:
+def _check_index_reduce_dtype(dtype: DType, mode: Reduction, rank: int, include_self: bool) -> None:
     if not include_self:
         # torch: the AT_DISPATCH of the identity fill comes first.
         check_kernel_dtype(dtype, "index_reduce_func_exclude_input_init", NOT_INDEX_FUNC)
@@ -369,7 +368,9 @@ def _index_copy(
         positions = _slice_positions(xp, self, d, idx, source)
         flat = xp.reshape(array_of(self), (-1,))
         updates = xp.reshape(array1(source), (-1,))
-        values = xp.reshape(scatter_flat(xp, flat, positions, updates, ScatterReduce.SET), self._size)
+        values = xp.reshape(
+            scatter_flat(xp, flat, positions, updates, ScatterReduce.SET), self._size
+        )
     return emit(self, values, self._size, out, inplace, inputs=(self, index, source))
 
 
@@ -588,7 +589,9 @@ index_select_out = defop(
 )
 
 
-def index_select_out_kernel(self: TensorImpl, dim: int, index: TensorImpl, *, out: TensorImpl) -> Any:
+def index_select_out_kernel(
+    self: TensorImpl, dim: int, index: TensorImpl, *, out: TensorImpl
+) -> Any:
     """Torch: index_select.out (CPU, CUDA, Meta)."""
     return _index_select(self, dim, index, out)
 

@@ -25,9 +25,9 @@ from refimpl.ops._join import (
     format_list,
     laid_out,
     register_backends,
-    resize_output,
     restride,
 )
+from refimpl.ops._outputs import resize_output
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")

@@ -95,7 +95,9 @@ def _mm(self: TensorImpl, mat2: TensorImpl, out: TensorImpl | None) -> Any:
         # it): a new row-major result over the library's product.
         size = (n, m)
         values = array_of(self) @ array_of(mat2)
-        return tensor_over(values, size, geometry.contiguous_strides(size), dtype, self.device, backend)
+        return tensor_over(
+            values, size, geometry.contiguous_strides(size), dtype, self.device, backend
+        )
     if out is not None:
         check_out(out, (n, m), dtype)
 
@@ -171,7 +173,9 @@ def _addmm(
         if dtype is bool_:
             raise not_implemented("addmm_impl_cpu_", dtype)
         (base,) = operands(backend, dtype, source)
-        return scaled_sum(backend, dtype, base, matmul_arrays(backend, dtype, mat1, mat2), beta, alpha)
+        return scaled_sum(
+            backend, dtype, base, matmul_arrays(backend, dtype, mat1, mat2), beta, alpha
+        )
 
     return finish(size, dtype, self, out, compute)
 
@@ -212,8 +216,7 @@ def addmm__kernel(
 bmm = defop("bmm(Tensor self, Tensor mat2) -> Tensor")
 bmm_out = defop("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)")
 baddbmm = defop(
-    "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
-    "-> Tensor"
+    "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"
 )
 baddbmm_out = defop(
     "baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
@@ -331,8 +334,7 @@ def baddbmm__kernel(
 # --- addbmm, addbmm_ ---------------------------------------------------------------------
 
 addbmm = defop(
-    "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
-    "-> Tensor"
+    "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"
 )
 addbmm_out = defop(
     "addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
@@ -389,7 +391,9 @@ def _addbmm(
         (base,) = operands(backend, dtype, source)
         products = matmul_arrays(backend, dtype, batch1, batch2)
         if dtype not in OPMATH or b == 0:
-            return scaled_sum(backend, dtype, base, xp.sum(products, axis=0, dtype=products.dtype), beta, alpha)
+            return scaled_sum(
+                backend, dtype, base, xp.sum(products, axis=0, dtype=products.dtype), beta, alpha
+            )
         wide = backend_dtype(backend, OPMATH[dtype])
         result = scaled_sum(backend, dtype, base, products[0, ...], beta, alpha)
         for i in range(1, b):
@@ -487,7 +491,9 @@ def _addmv(
         if dtype is bool_:
             raise not_implemented("addmv_impl_cpu", dtype)
         (base,) = operands(backend, dtype, source)
-        return scaled_sum(backend, dtype, base, matmul_arrays(backend, dtype, mat, vec), beta, alpha)
+        return scaled_sum(
+            backend, dtype, base, matmul_arrays(backend, dtype, mat, vec), beta, alpha
+        )
 
     return finish(size, dtype, mat, out, compute)
 
@@ -530,9 +536,7 @@ mv_out = defop("mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)
 @mv.kernel(_CEA)
 def mv_kernel(self: TensorImpl, vec: TensorImpl) -> Any:
     """mat @ vec. Torch: mv in Blas.cpp: addmv_ into a new vector of vec's dtype, beta 0."""
-    result = aten.empty.memory_format(
-        [self.size(0)], dtype=vec._dtype, device=self._storage.device
-    )
+    result = aten.empty.memory_format([self.size(0)], dtype=vec._dtype, device=self._storage.device)
     return aten.addmv_.default(result, self, vec, beta=0, alpha=1)
 
 

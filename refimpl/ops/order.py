@@ -18,13 +18,12 @@ from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import _scan
-from refimpl.ops._iterator import _overlap
+from refimpl.ops._outputs import overlap_status, resize_output
 from refimpl.ops._reduction import (
     check_nonzero_dims,
     finish,
     has_data,
     reduced_shape,
-    resize_output,
     same_as_out,
 )
 from refimpl.ops._register import defop
@@ -37,8 +36,9 @@ _OVERLAPPING: Final = (layout.Overlap.FULL, layout.Overlap.PARTIAL)
 
 # --- median, nanmedian ----------------------------------------------------------------------
 
-_ORDERED: Final = frozenset({"uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-                             "float32", "float64"})
+_ORDERED: Final = frozenset(
+    {"uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"}
+)
 
 
 def _median_all(self: TensorImpl, ignore_nan: bool) -> Any:
@@ -161,8 +161,8 @@ def _median_dim(
         raise not_implemented("median_out", self._dtype)
     if has_data(self) and geometry.numel(shape):
         xp = xp_of(self)
-        rows = _scan.last_axis(xp, array_of(self), axis) if ndim else xp.reshape(
-            array_of(self), (1,)
+        rows = (
+            _scan.last_axis(xp, array_of(self), axis) if ndim else xp.reshape(array_of(self), (1,))
         )
         order = _scan.order_nan_last(xp, rows)
         position = _median_positions(xp, rows, ignore_nan)[..., None]
@@ -272,9 +272,7 @@ def _row_lists(xp: Any, rows: Any) -> list[list[Any]]:
     """Each row (last axis) as a list of Python numbers that compare as its elements do."""
     flat = xp.reshape(rows, (-1, rows.shape[-1]))
     convert = int if xp.isdtype(rows.dtype, "integral") or rows.dtype == xp.bool else float
-    return [
-        [convert(flat[r, i]) for i in range(flat.shape[1])] for r in range(flat.shape[0])
-    ]
+    return [[convert(flat[r, i]) for i in range(flat.shape[1])] for r in range(flat.shape[0])]
 
 
 mode = defop("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)")
@@ -380,7 +378,7 @@ def kthvalue_values_kernel(
     if not 0 < k <= (self._size[axis] if ndim else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
     # torch: at::assert_no_overlap(self, values): a full overlap is refused too.
-    if values._storage is self._storage and _overlap(self, values) in _OVERLAPPING:
+    if values._storage is self._storage and overlap_status(self, values) in _OVERLAPPING:
         raise RuntimeError(layout.PARTIAL_OVERLAP_MESSAGE)
     if values._dtype is not self._dtype:
         raise RuntimeError("output values must be of same type as input")

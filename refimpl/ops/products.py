@@ -68,22 +68,28 @@ def _matmul_impl(tensor1: TensorImpl, tensor2: TensorImpl, out: TensorImpl | Non
             f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D"
         )
     if dim1 == 1 and dim2 == 1:
-        return aten.dot.default(tensor1, tensor2) if out is None else aten.dot.out(
-            tensor1, tensor2, out=out
+        return (
+            aten.dot.default(tensor1, tensor2)
+            if out is None
+            else aten.dot.out(tensor1, tensor2, out=out)
         )
     if dim1 == 2 and dim2 == 1:
-        return aten.mv.default(tensor1, tensor2) if out is None else aten.mv.out(
-            tensor1, tensor2, out=out
+        return (
+            aten.mv.default(tensor1, tensor2)
+            if out is None
+            else aten.mv.out(tensor1, tensor2, out=out)
         )
     if dim1 == 1 and dim2 == 2:
         row = aten.unsqueeze.default(tensor1, 0)
-        product = aten.mm.default(row, tensor2) if out is None else aten.mm.out(
-            row, tensor2, out=out
+        product = (
+            aten.mm.default(row, tensor2) if out is None else aten.mm.out(row, tensor2, out=out)
         )
         return aten.squeeze_.dim(product, 0)
     if dim1 == 2 and dim2 == 2:
-        return aten.mm.default(tensor1, tensor2) if out is None else aten.mm.out(
-            tensor1, tensor2, out=out
+        return (
+            aten.mm.default(tensor1, tensor2)
+            if out is None
+            else aten.mm.out(tensor1, tensor2, out=out)
         )
     if _should_fold(tensor1, tensor2, out is not None):
         return _matmul_folded(tensor1, tensor2, out)
@@ -266,7 +272,9 @@ def inner_out_decomposition(self: TensorImpl, other: TensorImpl, *, out: TensorI
 
 # --- tensordot ---------------------------------------------------------------------------
 
-tensordot = defop("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor")
+tensordot = defop(
+    "tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor"
+)
 tensordot_out = defop(
     "tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, "
     "Tensor(a!) out) -> Tensor(a!)"
@@ -414,7 +422,9 @@ def _operand_keys(labels: tuple[int, ...], rank: int, ellipsis_dims: int) -> lis
     return keys
 
 
-def _take_diagonals(operand: TensorImpl, keys: list[int], index: int) -> tuple[TensorImpl, list[int]]:
+def _take_diagonals(
+    operand: TensorImpl, keys: list[int], index: int
+) -> tuple[TensorImpl, list[int]]:
     """A label repeated in one operand takes the diagonal of its dims (moved to the end)."""
     while len(set(keys)) != len(keys):
         label = next(k for k in keys if keys.count(k) > 1)
@@ -491,8 +501,11 @@ def einsum_decomposition(equation: str, tensors: list[TensorImpl], *, path: Any)
         raise RuntimeError("einsum(): must provide at least one operand")
     parsed = _einsum.parse(equation, [len(t._size) for t in tensors])
     ellipsis_dims = max(
-        (len(t._size) - len(labels) + 1 for t, labels in zip(tensors, parsed.inputs, strict=True)
-         if _einsum.ELLIPSIS in labels),
+        (
+            len(t._size) - len(labels) + 1
+            for t, labels in zip(tensors, parsed.inputs, strict=True)
+            if _einsum.ELLIPSIS in labels
+        ),
         default=0,
     )
     ellipsis_keys = [_ELLIPSIS_KEY + k for k in range(ellipsis_dims)]

@@ -17,6 +17,7 @@ from refimpl._base.promotion import can_cast, get_default_dtype
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import (
     accumulate_dtype,
     axes,
@@ -29,7 +30,6 @@ from refimpl.ops._reduction import (
     not_implemented,
     reduction_dims,
     reduction_output,
-    resize_output,
     same_as_out,
 )
 from refimpl.ops._register import defop

@@ -21,6 +21,7 @@ from refimpl.core import strides as geometry
 from refimpl.core.backend import Array
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import (
     accumulate_dtype,
     axes,
@@ -32,7 +33,6 @@ from refimpl.ops._reduction import (
     reduced_shape,
     reduction_dims,
     reduction_output,
-    resize_output,
     same_as_out,
     to_real,
 )

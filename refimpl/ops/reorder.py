@@ -114,7 +114,7 @@ def roll_kernel(self: TensorImpl, shifts: list[int], dims: list[int]) -> Any:
         stride = geometry.contiguous_strides(size)
     if dims and not size:
         # torch: self.size(dim) on a 0-d tensor (maybe_wrap_dim without wrap_scalar).
-        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+        raise geometry.no_dimensions(dims[0])
     wrapped = [] if empty else [geometry.wrap_dim(d, len(size)) for d in dims]
     values = None
     backend = self._storage.backend

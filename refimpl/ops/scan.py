@@ -19,13 +19,13 @@ from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, write_array
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import _scan
+from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import (
     check_out_dtype,
     dtype_from_optional,
     finish,
     has_data,
     input_array,
-    resize_output,
     same_as_out,
 )
 from refimpl.ops._register import OpBlock, defop
@@ -192,9 +192,7 @@ cumprod_out = defop(
 
 
 @registered(cumprod_out)
-def cumprod_out_kernel(
-    self: TensorImpl, dim: int, *, dtype: DType | None, out: TensorImpl
-) -> Any:
+def cumprod_out_kernel(self: TensorImpl, dim: int, *, dtype: DType | None, out: TensorImpl) -> Any:
     """cumprod into `out`. Torch: cumprod.out."""
     return _cumulative("cumprod", self, dim, dtype, out, False)
 
@@ -222,9 +220,7 @@ def _cum_extreme_out(
     resize_output(indices, self._size)
     if not self._size:
         if dim not in (-1, 0):
-            raise IndexError(
-                f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}"
-            )
+            raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
         aten.fill_.Tensor(values, self)
         aten.fill_.Scalar(indices, 0)
     elif geometry.numel(self._size):
@@ -555,9 +551,7 @@ def sum_to_size_decomposition(self: TensorImpl, size: list[int]) -> Any:
     """
     shape = tuple(size)
     lead = len(self._size) - len(shape)
-    if lead < 0 or any(
-        s != 1 and s != n for s, n in zip(shape, self._size[lead:], strict=True)
-    ):
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(shape, self._size[lead:], strict=True)):
         raise RuntimeError(
             f"size {{[{', '.join(map(str, shape))}]}} is not expandable to size "
             f"{{[{', '.join(map(str, self._size))}]}}."

@@ -134,9 +134,7 @@ def cross_out_decomposition(
 # --- cdist, _cdist_forward, _euclidean_dist ----------------------------------------------
 
 cdist = defop("cdist(Tensor x1, Tensor x2, float p=2., int? compute_mode=None) -> Tensor")
-_cdist_forward = defop(
-    "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor"
-)
+_cdist_forward = defop("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor")
 _euclidean_dist = defop("_euclidean_dist(Tensor x1, Tensor x2) -> Tensor")
 
 
@@ -149,9 +147,7 @@ def _cdist_checks(x1: TensorImpl, x2: TensorImpl) -> None:
             )
     c1, c2 = x1._size[-1], x2._size[-1]
     if c1 != c2:
-        raise RuntimeError(
-            f"X1 and X2 must have the same number of columns. X1: {c1} X2: {c2}"
-        )
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {c1} X2: {c2}")
 
 
 def _uses_mm(p: float, mode: int, r1: int, r2: int) -> bool:
@@ -160,9 +156,7 @@ def _uses_mm(p: float, mode: int, r1: int, r2: int) -> bool:
 
 
 @cdist.decomposition
-def cdist_decomposition(
-    x1: TensorImpl, x2: TensorImpl, p: float, compute_mode: int | None
-) -> Any:
+def cdist_decomposition(x1: TensorImpl, x2: TensorImpl, p: float, compute_mode: int | None) -> Any:
     """p-norm distances between the rows of x1 and x2, batch by (broadcast) batch.
 
     Torch: cdist in Distance.cpp: _euclidean_dist (the matmul form, ||a||^2 - 2ab + ||b||^2)
@@ -391,4 +385,3 @@ def cumulative_trapezoid_dx_decomposition(y: TensorImpl, *, dx: Scalar, dim: int
         raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
     spacing = _check_dx(name, dx)
     return aten.cumsum.default(aten.mul.Scalar(_y_pairs(y, dim), spacing / 2.0), dim)
-

@@ -108,8 +108,7 @@ def view_dtype_kernel(self: TensorImpl, dtype: DType) -> Any:
                 )
             if offset % ratio:
                 raise RuntimeError(
-                    f"self.storage_offset() must be divisible by {ratio} {views}, but got "
-                    f"{offset}"
+                    f"self.storage_offset() must be divisible by {ratio} {views}, but got {offset}"
                 )
             if stride[-1] != 1:
                 raise RuntimeError(last_stride)
@@ -623,7 +622,7 @@ unbind = defop("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]")
 def unbind_kernel(self: TensorImpl, dim: int) -> list[Any]:
     """Every index of `dim` selected. Torch: unbind in TensorShape.cpp."""
     if not self._size:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise geometry.no_dimensions(0)
     d = geometry.wrap_dim(dim, len(self._size))
     g = self._geometry()
     return [make_view(self, geometry.select(g, d, i)) for i in range(self._size[d])]

@@ -18,7 +18,8 @@ from refimpl.core import layout
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, resize_for_output
 from refimpl.dispatch.overloads import OpOverload, namespace
-from refimpl.ops._reduction import check_out_dtype, resize_output
+from refimpl.ops._outputs import resize_output
+from refimpl.ops._reduction import check_out_dtype
 from refimpl.ops._register import defop
 from refimpl.ops.construction import copy_to_out
 

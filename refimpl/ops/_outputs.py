@@ -1,0 +1,67 @@
+"""What every op with an `out=` argument shares: resizing `out` with torch's warning, and
+the overlap status of two tensors over one storage.
+
+Torch: resize_output in aten/src/ATen/native/Resize.cpp and get_overlap_status in
+aten/src/ATen/MemoryOverlap.cpp. TensorIterator (`_iterator.py`) and the non-elementwise ops
+(reductions, joins, indexing, products) call these, so the warning's text exists once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+from refimpl.core import layout
+from refimpl.core import strides as geometry
+from refimpl.core.tensor import TensorImpl, resize_for_output
+
+Shape = tuple[int, ...]
+
+
+def format_shape(shape: Sequence[int]) -> str:
+    """A shape as torch's messages print it: `[2, 3]`."""
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def warn_resize(out: TensorImpl, shape: Shape) -> None:
+    """Torch's deprecation warning for resizing an `out` that had elements (an empty `out`
+    resizes silently). Torch: resize_output in aten/src/ATen/native/Resize.cpp."""
+    if geometry.numel(out._size) != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{format_shape(out._size)}, which does not match the required output shape "
+            f"{format_shape(shape)}. This behavior is deprecated, and in a future PyTorch "
+            "release outputs will not be resized unless they have zero elements. You can "
+            "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+            "t.resize_(0).",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
+def resize_output(out: TensorImpl, shape: Shape) -> bool:
+    """`out` given shape `shape` (contiguous) if it has another one, warning as torch does
+    when it had elements; whether it was resized. Torch: at::native::resize_output."""
+    if out._size == shape:
+        return False
+    warn_resize(out, shape)
+    resize_for_output(out, shape, geometry.contiguous_strides(shape))
+    return True
+
+
+def overlap_status(a: TensorImpl, b: TensorImpl) -> layout.Overlap:
+    """How two tensors over one storage overlap. Torch: get_overlap_status in
+    MemoryOverlap.cpp (the same storage is assumed)."""
+    a_n, b_n = geometry.numel(a._size), geometry.numel(b._size)
+    if a_n == 0 or b_n == 0:
+        return layout.Overlap.NO
+    dense = geometry.is_non_overlapping_and_dense
+    if not dense(a._size, a._stride) or not dense(b._size, b._stride):
+        return layout.Overlap.TOO_HARD
+    a_begin, b_begin = a._storage_offset, b._storage_offset
+    a_end, b_end = a_begin + a_n, b_begin + b_n
+    if a_begin == b_begin and a_end == b_end:
+        return layout.Overlap.FULL if a._stride == b._stride else layout.Overlap.PARTIAL
+    if a_begin < b_end and b_begin < a_end:
+        return layout.Overlap.PARTIAL
+    return layout.Overlap.NO
