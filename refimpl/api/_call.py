@@ -189,6 +189,22 @@ def invalid_arguments(binding: Binding, args: tuple[Any, ...], kwargs: dict[str,
                     f"{api_name}(): argument '{param.name}' (position {position}) must be "
                     f"{expected}, not {_type_name(value)}"
                 )
+        given = {p.name for p in positional[: len(shown)]} | set(kwargs)
+        if (binding.namespace != "Tensor" and args) or "self" in kwargs:
+            given.add("input")
+        missing = [
+            p.name
+            for p in positional
+            if p.default is None and p.name not in given and not (p.name == "input" and args)
+        ]
+        if missing:
+            # torch: FunctionSignature::parse's missing_args (its plural 's' is inverted).
+            plural = "s" if len(missing) == 1 else ""
+            names_text = ", ".join(f'"{name}"' for name in missing)
+            return TypeError(
+                f"{api_name}() missing {len(missing)} required positional argument{plural}: "
+                f"{names_text}"
+            )
         names = {p.name for p in params} | {"input", "self"}
         for name in kwargs:
             if name not in names:
