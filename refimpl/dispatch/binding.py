@@ -235,8 +235,12 @@ def _list(inner: Checker, repeat: int | None) -> Checker:
 
     def check(value: Any) -> Any:
         if isinstance(value, (list, tuple)):
-            if inner is _check_int and all(type(v) is int for v in value):
-                return list(value)  # the common int list: nothing to convert
+            if inner is _check_int:
+                for v in value:
+                    if type(v) is not int:
+                        break
+                else:
+                    return list(value)  # the common int list: nothing to convert
             return [inner(v) for v in value]
         if repeat is not None and isinstance(value, int):
             # torch: toIValue repeats a single int to fill `int[N]` (`sum(x, 0)`), but

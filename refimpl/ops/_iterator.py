@@ -737,6 +737,16 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
             return tensor_over(result, shape, stride, dtype, dev, backend)
 
         return run_binary
+    if len(fetch) == 3:
+        fetch0, fetch1, fetch2 = fetch
+
+        def run_ternary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
+            result = kernel(xp, fetch0(inputs[0]), fetch1(inputs[1]), fetch2(inputs[2]), **extra)
+            if result.shape != shape:
+                return finish(result)
+            return tensor_over(result, shape, stride, dtype, dev, backend)
+
+        return run_ternary
     return lambda inputs, extra: run_simple(p, kernel, inputs, extra)
 
 

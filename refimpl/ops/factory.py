@@ -95,7 +95,7 @@ def _filled(
 def _resize_like_resize_(out: TensorImpl, size: tuple[int, ...]) -> None:
     # torch: the out= kernels of full, zeros, ones and eye call result.resize_(size), which
     # keeps the strides of an `out` of the right sizes and warns about nothing.
-    if any(n < 0 for n in size):
+    if size and min(size) < 0:
         # torch: resize_'s computeStorageNbytesContiguous multiplies as unsigned numbers.
         raise RuntimeError("numel: integer multiplication overflow")
     if out._size != size:
@@ -179,7 +179,7 @@ def zeros_kernel(
     pin_memory: bool | None,
 ) -> Any:
     """A tensor of zeros. Torch: zeros in TensorFactories.cpp."""
-    if any(n < 0 for n in size):
+    if size and min(size) < 0:
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     target, backend = _factory_target(device)
     return _filled(size, 0, get_default_dtype() if dtype is None else dtype, target, backend)
