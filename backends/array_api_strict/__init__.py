@@ -7,6 +7,7 @@ replaces the storage's array. It has no float16.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,13 @@ _ARRAY_TYPE: type = type(array_api_strict.asarray(0))
 
 from backends._common import NumpyRandom, dtype_table
 from refimpl._base.dtypes import DType
+
+# torch computes silently where NumPy warns (0 / 0, inf - inf, a NaN cast to int), as the
+# NumPy backend says; array-api-strict computes through NumPy inside its own modules, so the
+# filter names them too. A user's own NumPy code still warns.
+warnings.filterwarnings(
+    "ignore", category=RuntimeWarning, module=r"(refimpl|backends|array_api_strict)(\.|$)"
+)
 
 
 class ArrayApiStrictBackend:

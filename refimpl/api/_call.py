@@ -33,6 +33,7 @@ class Binding:
         "name",
         "namespace",
         "out_names",
+        "out_signatures",
         "packet",
         "returns",
         "returns_list",
@@ -47,6 +48,12 @@ class Binding:
         # torch: a binding takes `out=` only where one of its Python signatures has it.
         self.accepts_out = not signatures or any(
             p.name == "out" for s in signatures for p in s.parameters
+        )
+        # For each signature with `out`: its positional parameters (the method's own `self`
+        # left out), the required ones, and every name a keyword may use.
+        self.out_signatures: tuple[tuple[tuple[str, ...], frozenset[str], frozenset[str]], ...]
+        self.out_signatures = tuple(
+            _out_signature(s) for s in signatures if any(p.name == "out" for p in s.parameters)
         )
         # The names of the outputs of a multi-output out= overload (frexp: mantissa,
         # exponent), which torch's binding takes as one tuple `out=(m, e)`.
@@ -86,7 +93,7 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
             out = kwargs["out"]
             if out is None:
                 del kwargs["out"]
-            elif not binding.accepts_out:
+            elif not binding.accepts_out or not _out_fits(binding, args, kwargs):
                 raise invalid_arguments(binding, args, kwargs)
             elif isinstance(out, tuple | list) and len(out) in binding.out_names:
                 del kwargs["out"]
@@ -103,6 +110,37 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
             return binding.returns_out(result)
         return binding.returns(result)
     return result
+
+
+def _out_signature(
+    signature: ApiSignature,
+) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
+    params = [p for p in signature.parameters if not (p.name == "self" and p.annotation is None)]
+    positional = tuple(p.name for p in params if p.kind is not ParameterKind.KEYWORD_ONLY)
+    required = frozenset(
+        p.name for p in params if p.kind is not ParameterKind.KEYWORD_ONLY and p.default is None
+    )
+    names = frozenset(p.name for p in params) | {"self"}
+    return positional, required, names
+
+
+def _out_fits(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether a signature that has `out` takes these arguments. Torch: the argument parser
+    matches the whole call against each signature, so `torch.sum(x, out=o)` fits none (the
+    one-argument signature has no `out`)."""
+    if not binding.out_signatures:
+        return True  # no stubs to judge by: the schema decides
+    shown = args[1:] if binding.namespace == "Tensor" else args
+    for positional, required, names in binding.out_signatures:
+        if len(shown) > len(positional):
+            continue
+        given = set(positional[: len(shown)]) | set(kwargs)
+        if "self" in kwargs or binding.namespace == "Tensor":
+            given.add("input")
+        if required <= given | ({"input"} if shown and binding.namespace != "Tensor" else set()):
+            if all(name in names for name in kwargs):
+                return True
+    return False
 
 
 def _type_name(value: object) -> str:
