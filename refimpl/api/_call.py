@@ -137,9 +137,8 @@ def _out_fits(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]) -
         given = set(positional[: len(shown)]) | set(kwargs)
         if "self" in kwargs or binding.namespace == "Tensor":
             given.add("input")
-        if required <= given | ({"input"} if shown and binding.namespace != "Tensor" else set()):
-            if all(name in names for name in kwargs):
-                return True
+        if required <= given and all(name in names for name in kwargs):
+            return True
     return False
 
 
