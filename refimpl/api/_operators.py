@@ -63,51 +63,51 @@ class TensorOperators:
 
     def __add__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.add.Tensor(self, value)
+        return NotImplemented if value is None else aten.add.Tensor.call_checked((self, value))
 
     def __radd__(self, other: object) -> Any:
         if not isinstance(self, TensorImpl):  # only through the unbound Tensor.__radd__
             raise descriptor_mismatch("__radd__", self)
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.add.Tensor(self, value)
+        return NotImplemented if value is None else aten.add.Tensor.call_checked((self, value))
 
     def __iadd__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.add_.Tensor(self, value)
+        return NotImplemented if value is None else aten.add_.Tensor.call_checked((self, value))
 
     def __sub__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.sub.Tensor(self, value)
+        return NotImplemented if value is None else aten.sub.Tensor.call_checked((self, value))
 
     def __rsub__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
-            return aten.rsub.Tensor(self, value)
-        return aten.rsub.Scalar(self, value)
+            return aten.rsub.Tensor.call_checked((self, value))
+        return aten.rsub.Scalar.call_checked((self, value))
 
     def __isub__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.sub_.Tensor(self, value)
+        return NotImplemented if value is None else aten.sub_.Tensor.call_checked((self, value))
 
     def __mul__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.mul.Tensor(self, value)
+        return NotImplemented if value is None else aten.mul.Tensor.call_checked((self, value))
 
     def __rmul__(self, other: object) -> Any:
         if not isinstance(self, TensorImpl):  # only through the unbound Tensor.__rmul__
             raise descriptor_mismatch("__rmul__", self)
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.mul.Tensor(self, value)
+        return NotImplemented if value is None else aten.mul.Tensor.call_checked((self, value))
 
     def __imul__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.mul_.Tensor(self, value)
+        return NotImplemented if value is None else aten.mul_.Tensor.call_checked((self, value))
 
     def __truediv__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.div.Tensor(self, value)
+        return NotImplemented if value is None else aten.div.Tensor.call_checked((self, value))
 
     def __rtruediv__(self, other: object) -> Any:
         # torch: Tensor.__rdiv__ is self.reciprocal() * other.
@@ -121,70 +121,82 @@ class TensorOperators:
 
     def __itruediv__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.div_.Tensor(self, value)
+        return NotImplemented if value is None else aten.div_.Tensor.call_checked((self, value))
 
     __idiv__ = __itruediv__
     __div__ = __truediv__
 
     def __floordiv__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.floor_divide.default(self, value)
+        return (
+            NotImplemented
+            if value is None
+            else aten.floor_divide.default.call_checked((self, value))
+        )
 
     def __rfloordiv__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.floor_divide.default(value, self)
+        return (
+            NotImplemented
+            if value is None
+            else aten.floor_divide.default.call_checked((value, self))
+        )
 
     def __ifloordiv__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
-        return NotImplemented if value is None else aten.floor_divide_.Tensor(self, value)
+        return (
+            NotImplemented
+            if value is None
+            else aten.floor_divide_.Tensor.call_checked((self, value))
+        )
 
     def __mod__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
-            return aten.remainder.Tensor(self, value)
-        return aten.remainder.Scalar(self, value)
+            return aten.remainder.Tensor.call_checked((self, value))
+        return aten.remainder.Scalar.call_checked((self, value))
 
     def __rmod__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
-            return aten.remainder.Tensor(value, self)
-        return aten.remainder.Scalar_Tensor(value, self)
+            return aten.remainder.Tensor.call_checked((value, self))
+        return aten.remainder.Scalar_Tensor.call_checked((value, self))
 
     def __imod__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
-            return aten.remainder_.Tensor(self, value)
-        return aten.remainder_.Scalar(self, value)
+            return aten.remainder_.Tensor.call_checked((self, value))
+        return aten.remainder_.Scalar.call_checked((self, value))
 
     def __pow__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
-            return aten.pow.Tensor_Tensor(self, value)
-        return aten.pow.Tensor_Scalar(self, value)
+            return aten.pow.Tensor_Tensor.call_checked((self, value))
+        return aten.pow.Tensor_Scalar.call_checked((self, value))
 
     def __rpow__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
-            return aten.pow.Tensor_Tensor(value, self)
-        return aten.pow.Scalar(value, self)
+            return aten.pow.Tensor_Tensor.call_checked((value, self))
+        return aten.pow.Scalar.call_checked((value, self))
 
     def __ipow__(self, other: object) -> Any:
         value = other if isinstance(other, _OPERANDS) else operand(other)
         if value is None:
             return NotImplemented
         if isinstance(value, TensorImpl):
-            return aten.pow_.Tensor(self, value)
-        return aten.pow_.Scalar(self, value)
+            return aten.pow_.Tensor.call_checked((self, value))
+        return aten.pow_.Scalar.call_checked((self, value))
 
     def __and__(self, other: object) -> Any:
         return _bitwise(aten.bitwise_and, self, other)

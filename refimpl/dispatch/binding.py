@@ -350,6 +350,14 @@ class Binder:
         self._validate_only = all(c in _VALIDATORS for c in self._positional_checkers)
         self._valid_types: set[tuple[type, ...]] = set()
 
+    def keyword_defaults(self, n_positional: int) -> dict[str, Any] | None:
+        """A new dict of the keyword-only arguments' defaults, for a call that gives all
+        `n_positional` positional arguments; None if such a call needs the full bind (some
+        positional argument would be defaulted, or a keyword-only one has no default)."""
+        if n_positional != self._n_positional or not self._fast:
+            return None
+        return dict(self._kw_defaults)
+
     def bind(
         self, args: Sequence[Any], kwargs: dict[str, Any]
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:

@@ -168,6 +168,18 @@ class OpOverload:
             raise as_runtime_error(mismatch) from None
         return self.call_bound(args, kwargs)
 
+    def call_checked(self, args: tuple[Any, ...]) -> Any:
+        """Call with every positional argument given, each already of its schema type (a
+        Python operator that has checked its operand), keyword-only arguments defaulted.
+
+        The binder's answer for such a call, without asking it again (see Binder.bind's
+        fast path, which returns exactly these arguments).
+        """
+        defaults = self._binder.keyword_defaults(len(args))
+        if defaults is None:
+            return self(*args)
+        return self.call_bound(args, defaults)
+
     def call_bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Dispatch arguments already bound to this overload's schema.
 
