@@ -259,6 +259,8 @@ def _select(self: Any, dim: int, index: int, real_dim: int) -> Any:
         raise IndexError(
             f"index {index} is out of bounds for dimension {real_dim} with size {size}"
         )
+    if type(index) is int:
+        return aten.select.int.call_checked((self, dim, index))
     return aten.select.int(self, dim, index)
 
 

@@ -295,7 +295,8 @@ class Tensor(
         if len(shape) == 1 and isinstance(shape[0], DType):
             out = aten.view.dtype(self, shape[0])
             return out
-        out = aten.view.default(self, list(parse_sizes(shape, "view")))
+        # parse_sizes returns ints only: the overload takes them as they are.
+        out = aten.view.default.call_checked((self, list(parse_sizes(shape, "view"))))
         return out
 
     def view_as(self, other: Tensor) -> Tensor:
