@@ -350,13 +350,29 @@ class Binder:
         self._validate_only = all(c in _VALIDATORS for c in self._positional_checkers)
         self._valid_types: set[tuple[type, ...]] = set()
 
-    def keyword_defaults(self, n_positional: int) -> dict[str, Any] | None:
-        """A new dict of the keyword-only arguments' defaults, for a call that gives all
-        `n_positional` positional arguments; None if such a call needs the full bind (some
-        positional argument would be defaulted, or a keyword-only one has no default)."""
-        if n_positional != self._n_positional or not self._fast:
+    def validates_types_only(self, n_args: int) -> bool:
+        """Whether binding `n_args` positional arguments (no keywords) accepts or refuses them
+        by their count and types alone: the checkers of the positions given only validate."""
+        return all(c in _VALIDATORS for c in self._positional_checkers[:n_args])
+
+    def completes(self, n_args: int) -> bool:
+        """Whether `completed` answers for calls of `n_args` positional arguments."""
+        n = self._n_positional
+        return self._fast and n_args <= n and all(p.has_default for p in self._positional[n_args:])
+
+    def completed(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+        """`args` (already of their schema types) with the omitted trailing positional
+        arguments and every keyword-only one defaulted, as `bind` would return them; None if
+        such a call needs the full bind (an omitted argument has no default)."""
+        n = len(args)
+        if n > self._n_positional or not self._fast:
             return None
-        return dict(self._kw_defaults)
+        if n == self._n_positional:
+            return args, dict(self._kw_defaults)
+        tail = self._positional[n:]
+        if not all(p.has_default for p in tail):
+            return None
+        return args + tuple(p.default for p in tail), dict(self._kw_defaults)
 
     def bind(
         self, args: Sequence[Any], kwargs: dict[str, Any]

@@ -175,10 +175,15 @@ class OpOverload:
         The binder's answer for such a call, without asking it again (see Binder.bind's
         fast path, which returns exactly these arguments).
         """
-        defaults = self._binder.keyword_defaults(len(args))
-        if defaults is None:
+        completed = (
+            self._binder.completed(args) if args and isinstance(args[0], TensorImpl) else None
+        )
+        if completed is None:
+            # Arguments it cannot vouch for get the full bind: omitted ones without a default,
+            # and a first argument that is not a tensor (a Scalar-first overload, or an
+            # operator called unbound, `Tensor.__rsub__(2, 3)`).
             return self(*args)
-        return self.call_bound(args, defaults)
+        return self.call_bound(*completed)
 
     def call_bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Dispatch arguments already bound to this overload's schema.
@@ -285,6 +290,14 @@ class OpOverload:
         return id(self)
 
 
+# Note [Packet resolution by types]
+# A packet call tries its overloads in torch's order and takes the first that binds. When
+# every binder up to the chosen one only validates types (no list or value conversions) and
+# the call has positional arguments only, that choice is a function of the arguments' types,
+# so the packet remembers it per type tuple and later calls enter the overload directly
+# (OpOverload.call_checked). The cache is emptied when the packet's overloads change.
+
+
 class OpOverloadPacket:
     """All overloads of one operator name. Torch: torch._ops.OpOverloadPacket."""
 
@@ -294,6 +307,7 @@ class OpOverloadPacket:
         self.__name__ = qualified_op.partition("::")[2]
         self._overload_names: list[str] = []
         self._resolution: tuple[OpOverload, ...] = ()
+        self._by_types: dict[tuple[type, ...], OpOverload | None] = {}
         self._refresh()
 
     def _refresh(self) -> None:
@@ -301,6 +315,7 @@ class OpOverloadPacket:
             self.__dict__.pop(name or "default", None)
         self._overload_names = list(self._registry.overloads(self._qualified_op_name))
         self._resolution = ()
+        self._by_types = {}
 
     def overloads(self) -> list[str]:
         """Overload names in torch's order ("default" for the unnamed one)."""
@@ -321,6 +336,17 @@ class OpOverloadPacket:
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         """Call the first overload that accepts the arguments. Torch: OpOverloadPacket.__call__."""
+        types: tuple[type, ...] | None = None
+        if not kwargs:
+            # Note [Packet resolution by types]: where the answer depends only on the
+            # arguments' types, the overload the scan below chose for them last time (None:
+            # these types need the scan).
+            types = tuple(map(type, args))
+            chosen = self._by_types.get(types)
+            if chosen is not None:
+                return chosen.call_checked(args)
+            if types in self._by_types:
+                types = None
         if not self._resolution:
             self._resolution = tuple(getattr(self, name) for name in self.overloads())
         reasons: list[SchemaMatchError] = []
@@ -330,8 +356,21 @@ class OpOverloadPacket:
             except SchemaMatchError as mismatch:
                 reasons.append(mismatch)
                 continue
+            if types is not None and len(self._by_types) < 64:
+                self._by_types[types] = op if self._decided_by_types(op, len(args)) else None
             return op.call_bound(bound_args, bound_kwargs)
         raise match_failure(reasons)
+
+    def _decided_by_types(self, chosen: OpOverload, n_args: int) -> bool:
+        """Whether, for positional arguments only, the scan's choice of `chosen` follows from
+        the arguments' types alone: every binder up to it only validates types (no value
+        conversions), and `chosen` takes exactly `n_args` positional arguments."""
+        for op in self._resolution:
+            if not op._binder.validates_types_only(n_args):
+                return False
+            if op is chosen:
+                return op._binder.completes(n_args)
+        return False
 
     def resolve(self, *args: Any, **kwargs: Any) -> OpOverload:
         """The overload a call with these arguments binds to (no call is made)."""
