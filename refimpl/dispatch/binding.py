@@ -365,14 +365,11 @@ class Binder:
         arguments and every keyword-only one defaulted, as `bind` would return them; None if
         such a call needs the full bind (an omitted argument has no default)."""
         n = len(args)
-        if n > self._n_positional or not self._fast:
-            return None
-        if n == self._n_positional:
+        if n == self._n_positional and self._fast:
             return args, dict(self._kw_defaults)
-        tail = self._positional[n:]
-        if not all(p.has_default for p in tail):
+        if not self.completes(n):
             return None
-        return args + tuple(p.default for p in tail), dict(self._kw_defaults)
+        return args + tuple(p.default for p in self._positional[n:]), dict(self._kw_defaults)
 
     def bind(
         self, args: Sequence[Any], kwargs: dict[str, Any]

@@ -277,10 +277,7 @@ class PointwiseOp:
         p, kernel, runner = found
         if runner is None:
             return self._finish(p, kernel, operands, None, extra)
-        for check in self._checks:
-            converted = check(p, **extra)
-            if converted:
-                extra = {**extra, **converted}
+        extra = self._checked(p, extra)
         return runner(operands, extra)
 
     def _finish(
@@ -293,15 +290,21 @@ class PointwiseOp:
     ) -> Any:
         """Check, pick the kernel (or raise torch's dtype error), compute, write."""
         # torch: the meta function's checks come before the kernel's dtype switch.
-        for check in self._checks:
-            converted = check(p, **extra)
-            if converted:
-                extra = {**extra, **converted}
+        extra = self._checked(p, extra)
         if kernel is None:
             kernel = self.kernel_for(p)  # raises torch's error for this dtype
         if out is None and p.simple:
             return run_simple(p, kernel, operands, extra)
         return run(p, kernel, operands, out, extra)
+
+    def _checked(self, p: Plan, extra: dict[str, Any]) -> dict[str, Any]:
+        """Run the meta function's checks on the plan; the kernel's arguments, with those a
+        check converted (alpha as the common dtype holds it)."""
+        for check in self._checks:
+            converted = check(p, **extra)
+            if converted:
+                extra = {**extra, **converted}
+        return extra
 
     def _remember(self, key: tuple[object, ...], p: Plan) -> FastEntry:
         """Cache the general path's plan, kernel and (for simple plans) runner for `key`."""

@@ -115,14 +115,18 @@ def axes(self: TensorImpl, dims: tuple[int, ...]) -> tuple[int, ...] | None:
     return dims if self._size else None
 
 
-def check_nonzero_dims(self: TensorImpl, dim: int | Sequence[int] | None, name: str) -> None:
+def check_nonzero_dims(
+    self: TensorImpl, dim: int | Sequence[int] | None, name: str, *, wrapped: bool = False
+) -> None:
     """Errors for a reduction without identity (amax, max.dim) over an empty dim.
 
     Torch: zero_numel_check_dims (ReduceOpsUtils.h). For each dim named, in the order given,
     IndexError "amax(): Expected reduction dim -2 to have non-zero size." (the dim as
     written); with none named (None or []), RuntimeError "... Expected reduction dim to be
     specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.";
-    `name` is the prefix torch prints. Call it after `reduction_dims` has checked the dims.
+    `name` is the prefix torch prints; `wrapped` names the dim wrapped, as max.dim, aminmax
+    and argmax do (amax names it as written). Call it after `reduction_dims` has checked the
+    dims.
     """
     dims = (dim,) if isinstance(dim, int) else tuple(dim or ())
     if not dims:
@@ -135,8 +139,10 @@ def check_nonzero_dims(self: TensorImpl, dim: int | Sequence[int] | None, name: 
     if not self._size:
         return
     for d in dims:
-        if self._size[geometry.wrap_dim(d, len(self._size))] == 0:
-            raise IndexError(f"{name}: Expected reduction dim {d} to have non-zero size.")
+        axis = geometry.wrap_dim(d, len(self._size))
+        if self._size[axis] == 0:
+            shown = axis if wrapped else d
+            raise IndexError(f"{name}: Expected reduction dim {shown} to have non-zero size.")
 
 
 def not_implemented(kernel_name: str, dtype: DType) -> NotImplementedError:

@@ -438,10 +438,7 @@ def aminmax_kernel(
                 "has no identity."
             )
     else:
-        # torch: aminmax names the dim wrapped.
-        check_nonzero_dims(
-            self, geometry.wrap_dim(dim, len(self._size)) if self._size else dim, "aminmax"
-        )
+        check_nonzero_dims(self, dim, "aminmax", wrapped=True)
     shape = reduction_output(self, dims, keepdim, self._dtype, min)
     reduction_output(self, dims, keepdim, self._dtype, max)
     if not has_data(self):
@@ -542,10 +539,7 @@ def _max_min_dim(
     if self._dtype.is_complex:
         raise RuntimeError(f"{name}(): does not support complex input")
     dims = reduction_dims(dim, self.ndim)
-    # torch: max.dim/min.dim name the dim wrapped (amax names it as written).
-    check_nonzero_dims(
-        self, geometry.wrap_dim(dim, len(self._size)) if self._size else dim, f"{name}()"
-    )
+    check_nonzero_dims(self, dim, f"{name}()", wrapped=True)
     shape = reduction_output(self, dims, keepdim, self._dtype, values_out)
     reduction_output(self, dims, keepdim, int64, indices_out)
     if not has_data(self):
@@ -639,9 +633,7 @@ def _argmax_argmin(
         dims = reduction_dims(None, self.ndim)
     else:
         dims = reduction_dims(dim, self.ndim)
-        # torch: argmax/argmin name the dim wrapped (amax names it as written).
-        wrapped = geometry.wrap_dim(dim, len(self._size)) if self._size else dim
-        check_nonzero_dims(self, wrapped, f"{name}()")
+        check_nonzero_dims(self, dim, f"{name}()", wrapped=True)
     shape = reduction_output(self, dims, keepdim, int64, out)
     if not has_data(self):
         return finish(self, None, shape, int64, out)
