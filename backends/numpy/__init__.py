@@ -6,6 +6,7 @@ land in the shared buffer, exactly as in torch.
 
 from __future__ import annotations
 
+import types
 import warnings
 from typing import Any
 
@@ -25,6 +26,25 @@ warnings.filterwarnings(
 )
 
 
+# array-api-compat wraps NumPy's creation functions to check `device`; NumPy 2 takes
+# `device="cpu"` itself, so the namespace uses NumPy's own (about 1 us less per new tensor).
+_NUMPY_OWN: tuple[str, ...] = ("empty", "full", "ones", "zeros")
+
+
+def _namespace() -> Any:
+    """array-api-compat's NumPy namespace, with NumPy's own functions where the wrapper adds
+    nothing NumPy lacks (`_NUMPY_OWN`, NumPy 2 and later)."""
+    if int(np.__version__.split(".")[0]) < 2:
+        return xp_numpy
+    namespace = types.ModuleType(xp_numpy.__name__, xp_numpy.__doc__)
+    namespace.__dict__.update(
+        {name: value for name, value in vars(xp_numpy).items() if name not in ("__name__", "__doc__")}
+    )
+    for name in _NUMPY_OWN:
+        setattr(namespace, name, getattr(np, name))
+    return namespace
+
+
 class NumpyBackend(StridedViews):
     """CPU tensors on NumPy, computing through array-api-compat's NumPy namespace."""
 
@@ -35,7 +55,7 @@ class NumpyBackend(StridedViews):
     supports_bitcast = True
 
     def __init__(self) -> None:
-        self.xp: Any = xp_numpy
+        self.xp: Any = _namespace()
         self._lib = np
         self.extensions = numpy_extensions()
         self.array_dtypes: dict[DType, Any] = dtype_table(xp_numpy)

@@ -320,6 +320,29 @@ def _aten_device(dev: device | str | int | None) -> device | None:
     return None if dev is None else as_device(dev)
 
 
+def _options(name: str, dtype: object, dev: object) -> dict[str, Any]:
+    """The `dtype` and `device` keywords of a factory, checked as torch's argument parser
+    checks them (so the aten call needs no binding: OpOverload.call_validated)."""
+    if dtype is not None and not isinstance(dtype, DType):
+        raise TypeError(
+            f"{name}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}"
+        )
+    if dev is None:
+        return {"dtype": dtype, "device": None}
+    if not isinstance(dev, (device, str, int)) or isinstance(dev, bool):
+        raise TypeError(
+            f"{name}(): argument 'device' must be torch.device, not {type(dev).__name__}"
+        )
+    return {"dtype": dtype, "device": as_device(dev)}
+
+
+def _size_argument(args: tuple[Any, ...], name: str) -> list[int]:
+    """The `*size` of a factory; torch's parser requires at least one value."""
+    if not args:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return list(sizes(args, name))
+
+
 def _scalar_argument(value: Any) -> Any:
     # torch: a Scalar argument takes a Python number, a NumPy scalar or a one-element tensor
     # and reads its Python value. A NumPy bool is neither a Python bool nor an integer to
@@ -344,12 +367,12 @@ def zeros(
     requires_grad: bool = False,
 ) -> Tensor:
     """A tensor of zeros. Torch: torch.zeros (aten.zeros, or aten.zeros.out)."""
-    shape = list(sizes(size, "zeros"))
+    shape = _size_argument(size, "zeros")
     result: Tensor
     if out is not None:
         result = aten.zeros.out(shape, out=out)
         return result
-    result = aten.zeros.default(shape, dtype=dtype, device=_aten_device(device))
+    result = aten.zeros.default.call_validated((shape,), _options("zeros", dtype, device))
     return _finish(result, requires_grad)
 
 
@@ -362,12 +385,12 @@ def ones(
     requires_grad: bool = False,
 ) -> Tensor:
     """A tensor of ones. Torch: torch.ones (aten.ones, or aten.ones.out)."""
-    shape = list(sizes(size, "ones"))
+    shape = _size_argument(size, "ones")
     result: Tensor
     if out is not None:
         result = aten.ones.out(shape, out=out)
         return result
-    result = aten.ones.default(shape, dtype=dtype, device=_aten_device(device))
+    result = aten.ones.default.call_validated((shape,), _options("ones", dtype, device))
     return _finish(result, requires_grad)
 
 
@@ -383,7 +406,7 @@ def empty(
 ) -> Tensor:
     """A tensor with unspecified values (refimpl: zeros). Torch: torch.empty
     (aten.empty.memory_format, or aten.empty.out, which resizes `out`)."""
-    shape = list(sizes(size, "empty"))
+    shape = _size_argument(size, "empty")
     result: Tensor
     if out is not None:
         if memory_format is not None:
@@ -393,9 +416,8 @@ def empty(
             )
         result = aten.empty.out(shape, memory_format=memory_format, out=out)
         return result
-    result = aten.empty.memory_format(
-        shape, dtype=dtype, device=_aten_device(device), memory_format=memory_format
-    )
+    options = _options("empty", dtype, device)
+    result = aten.empty.memory_format(shape, memory_format=memory_format, **options)
     return _finish(result, requires_grad)
 
 
@@ -419,7 +441,7 @@ def full(
     if out is not None:
         result = aten.full.out(shape, value, out=out)
         return result
-    result = aten.full.default(shape, value, dtype=dtype, device=_aten_device(device))
+    result = aten.full.default(shape, value, **_options("full", dtype, device))
     return _finish(result, requires_grad)
 
 

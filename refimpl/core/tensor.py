@@ -9,11 +9,11 @@ importing the API layer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from refimpl._base import keys
-from refimpl._base.device import device
+from refimpl._base.device import device, storage_device
 from refimpl._base.dtypes import DType
 from refimpl._base.memory_format import as_memory_format, channels_last, channels_last_3d
 from refimpl._base.size import Size
@@ -32,15 +32,16 @@ class TensorImpl:
         "__weakref__",
         "_array_cache",
         "_base",
+        "_counter",
         "_dtype",
         "_grad",
         "_key_set",
+        "_meta_token",
         "_requires_grad",
         "_size",
         "_storage",
         "_storage_offset",
         "_stride",
-        "_version_counter",
         "grad_fn",
     )
 
@@ -50,7 +51,10 @@ class TensorImpl:
     _storage_offset: int
     _dtype: DType
     _key_set: int
-    _version_counter: VersionCounter
+    _counter: VersionCounter | None
+    """The version counter, made on first use (see `_version_counter`)."""
+    _meta_token: MetaToken | None
+    """The interned metadata this tensor's plans are keyed by (see Note [Metadata tokens])."""
     _base: TensorImpl | None
     _requires_grad: bool
     _grad: TensorImpl | None
@@ -139,7 +143,20 @@ class TensorImpl:
 
     @property
     def _version(self) -> int:
-        return self._version_counter.version
+        counter = self._counter
+        return 0 if counter is None else counter.version
+
+    @property
+    def _version_counter(self) -> VersionCounter:
+        """The counter this tensor shares with its views. Torch: VariableVersion.
+
+        Made on first use: most tensors (the results of functional ops) are never written in
+        place nor viewed, and a counter per result costs a small op ~3% of its time.
+        """
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = VersionCounter()
+        return counter
 
     def _is_view(self) -> bool:
         return self._base is not None
@@ -189,6 +206,52 @@ def _key_set_for(device_type: str) -> int:
     return raw
 
 
+# --- metadata tokens -----------------------------------------------------------------------
+# Note [Metadata tokens]
+# The caches of an op's decisions (TensorIterator's plans, the pointwise fast path) key a
+# tensor operand by what those decisions read: dtype, sizes, strides, key set and device.
+# Building and hashing that tuple for each operand of each call cost a small op about a tenth
+# of its time, so a tensor keeps a token for it. Tokens are interned (equal metadata, the same
+# token), so a key made of tokens hashes and compares object identities. A tensor makes its
+# token on first use and drops it when its geometry changes (`set_geometry`); the results of a
+# cached plan are born with theirs (`result_maker`). When the intern table is cleared, equal
+# metadata gets a new token: a later lookup misses a cache, never finds a wrong entry.
+
+
+class MetaToken:
+    """Stands for one metadata tuple (see Note [Metadata tokens]); hashed by identity."""
+
+    __slots__ = ("metadata",)
+
+    def __init__(self, metadata: tuple[object, ...]) -> None:
+        self.metadata = metadata
+
+    def __repr__(self) -> str:
+        return f"MetaToken{self.metadata!r}"
+
+
+_TOKENS: dict[tuple[object, ...], MetaToken] = {}
+
+
+def _intern(metadata: tuple[object, ...]) -> MetaToken:
+    token = _TOKENS.get(metadata)
+    if token is None:
+        if len(_TOKENS) > 16384:
+            _TOKENS.clear()
+        token = _TOKENS[metadata] = MetaToken(metadata)
+    return token
+
+
+def meta_token(t: TensorImpl) -> MetaToken:
+    """The tensor's metadata token, made on first use (see Note [Metadata tokens])."""
+    token = t._meta_token
+    if token is None:
+        storage = t._storage
+        metadata = (t._dtype, t._size, t._stride, t._key_set, storage.backend, storage.device._index)
+        token = t._meta_token = _intern(metadata)
+    return token
+
+
 def make_tensor(
     storage: Storage,
     size: tuple[int, ...],
@@ -210,7 +273,8 @@ def make_tensor(
     device_type = storage.device.type
     key_set = _DEVICE_KEY_SETS.get(device_type)
     t._key_set = key_set if key_set is not None else _key_set_for(device_type)
-    t._version_counter = version_counter if version_counter is not None else VersionCounter()
+    t._counter = version_counter
+    t._meta_token = None
     t._base = base
     t._requires_grad = False
     t._grad = None
@@ -220,21 +284,27 @@ def make_tensor(
 
 
 def make_view(source: TensorImpl, g: geometry.Geometry) -> Any:
-    """A view of `source` with geometry `g`: same storage, same version counter, root `_base`.
+    """A view of `source` with geometry `g`: same storage, same version counter, root `_base`,
+    same key set (a view lives where its source does).
 
     Torch: the ADInplaceOrView half of every view op (as_view in VariableTypeUtils.h).
     """
-    root = source._base if source._base is not None else source
-    return make_tensor(
-        source._storage,
-        g.size,
-        g.stride,
-        g.offset,
-        source._dtype,
-        base=root,
-        version_counter=source._version_counter,
-        cls=type(source),
-    )
+    # make_tensor, written out: views are made on every x[i] and x.view(...).
+    t = object.__new__(type(source))
+    t._storage = source._storage
+    t._size = g.size
+    t._stride = g.stride
+    t._storage_offset = g.offset
+    t._dtype = source._dtype
+    t._key_set = source._key_set
+    t._counter = source._version_counter
+    t._meta_token = None
+    t._base = source._base if source._base is not None else source
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._array_cache = None
+    return t
 
 
 def backend_dtype(backend: Backend, dtype: DType) -> Any:
@@ -416,7 +486,7 @@ def tensor_over(
     else:
         flat = backend.flatten(array)
         storage = Storage(flat, flat.shape[0], dtype, dev, backend)
-    # make_tensor, written out: this runs once per elementwise result.
+    # make_tensor, written out: this runs once per result of an op.
     t = object.__new__(_TENSOR_CLASS[0])
     t._storage = storage
     t._size = size
@@ -425,13 +495,66 @@ def tensor_over(
     t._dtype = dtype
     key_set = _DEVICE_KEY_SETS.get(dev.type)
     t._key_set = key_set if key_set is not None else _key_set_for(dev.type)
-    t._version_counter = VersionCounter()
+    t._counter = None
+    t._meta_token = None
     t._base = None
     t._requires_grad = False
     t._grad = None
     t.grad_fn = None
     t._array_cache = None
     return t
+
+
+def result_maker(
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    dtype: DType,
+    dev: device,
+    backend: Backend,
+) -> Callable[[Array], Any]:
+    """`tensor_over` for one result geometry, with what depends on the geometry alone (the
+    key set, the element count, the metadata token) decided once.
+
+    A cached plan's runner makes every result with the same geometry; `tensor_over` decides
+    these per call.
+    """
+    key_set = _key_set_for(dev.type)
+    count = geometry.numel(size)
+    index = (dev if dev._index is None else storage_device(dev))._index  # as Storage keeps it
+    token = _intern((dtype, size, stride, key_set, backend, index))
+    flatten = backend.flatten
+
+    def make(array: Array) -> Any:
+        # `array` holds `count` elements in memory order, as for tensor_over.
+        storage = Storage(flatten(array), count, dtype, dev, backend)
+        t = object.__new__(_TENSOR_CLASS[0])
+        t._storage = storage
+        t._size = size
+        t._stride = stride
+        t._storage_offset = 0
+        t._dtype = dtype
+        t._key_set = key_set
+        t._counter = None
+        t._meta_token = token
+        t._base = None
+        t._requires_grad = False
+        t._grad = None
+        t.grad_fn = None
+        t._array_cache = None
+        return t
+
+    return make
+
+
+def set_geometry(t: TensorImpl, size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> None:
+    """Give `t` new sizes, strides and offset over its storage, dropping what was cached for
+    the old ones (its array, its metadata token). Torch: TensorImpl::set_sizes_and_strides
+    and set_storage_offset."""
+    t._size = size
+    t._stride = stride
+    t._storage_offset = offset
+    t._array_cache = None
+    t._meta_token = None
 
 
 def resize_for_output(t: TensorImpl, size: tuple[int, ...], stride: tuple[int, ...]) -> None:
@@ -442,6 +565,4 @@ def resize_for_output(t: TensorImpl, size: tuple[int, ...], stride: tuple[int, .
     """
     needed = geometry.storage_extent(size, stride, t._storage_offset)
     t._storage.grow(needed * t._dtype.itemsize)
-    t._size = size
-    t._stride = stride
-    t._array_cache = None
+    set_geometry(t, size, stride, t._storage_offset)

@@ -304,6 +304,7 @@ class Binder:
     __slots__ = (
         "_by_name",
         "_declaration",
+        "_default_tails",
         "_fast",
         "_kw_checkers",
         "_kw_defaults",
@@ -348,6 +349,14 @@ class Binder:
         self._kw_checkers = {p.name: p.checker for p in self._kwonly}
         self._fast = all(p.has_default for p in self._kwonly)
         self._validate_only = all(c in _VALIDATORS for c in self._positional_checkers)
+        # For n positional arguments given, the defaults of the rest (None where one of them
+        # has no default, or a keyword-only argument has none): what `completed` appends.
+        self._default_tails: tuple[tuple[Any, ...] | None, ...] = tuple(
+            tuple(p.default for p in self._positional[n:])
+            if self._fast and all(p.has_default for p in self._positional[n:])
+            else None
+            for n in range(self._n_positional + 1)
+        )
         self._valid_types: set[tuple[type, ...]] = set()
 
     def validates_types_only(self, n_args: int) -> bool:
@@ -357,19 +366,24 @@ class Binder:
 
     def completes(self, n_args: int) -> bool:
         """Whether `completed` answers for calls of `n_args` positional arguments."""
-        n = self._n_positional
-        return self._fast and n_args <= n and all(p.has_default for p in self._positional[n_args:])
+        return n_args <= self._n_positional and self._default_tails[n_args] is not None
 
-    def completed(self, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
-        """`args` (already of their schema types) with the omitted trailing positional
-        arguments and every keyword-only one defaulted, as `bind` would return them; None if
-        such a call needs the full bind (an omitted argument has no default)."""
+    def completed(
+        self, args: tuple[Any, ...], keywords: dict[str, Any] | None = None
+    ) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+        """`args` and keyword-only `keywords` (already of their schema types) with the omitted
+        trailing positional arguments and keyword-only ones defaulted, as `bind` would return
+        them; None if such a call needs the full bind (an omitted argument has no default)."""
         n = len(args)
-        if n == self._n_positional and self._fast:
-            return args, dict(self._kw_defaults)
-        if not self.completes(n):
+        if n > self._n_positional:
             return None
-        return args + tuple(p.default for p in self._positional[n:]), dict(self._kw_defaults)
+        tail = self._default_tails[n]
+        if tail is None:
+            return None
+        kwargs = dict(self._kw_defaults)
+        if keywords:
+            kwargs.update(keywords)
+        return (args + tail if tail else args), kwargs
 
     def bind(
         self, args: Sequence[Any], kwargs: dict[str, Any]

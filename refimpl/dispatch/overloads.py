@@ -175,14 +175,20 @@ class OpOverload:
         The binder's answer for such a call, without asking it again (see Binder.bind's
         fast path, which returns exactly these arguments).
         """
-        completed = (
-            self._binder.completed(args) if args and isinstance(args[0], TensorImpl) else None
-        )
+        if args and isinstance(args[0], TensorImpl):
+            return self.call_validated(args)
+        # A first argument that is not a tensor gets the full bind: a Scalar-first overload,
+        # or an operator called unbound, `Tensor.__rsub__(2, 3)`.
+        return self(*args)
+
+    def call_validated(self, args: tuple[Any, ...], keywords: dict[str, Any] | None = None) -> Any:
+        """Call with positional `args` and keyword-only `keywords` the caller has checked
+        against the schema's types (an API function that validated its arguments); what
+        is omitted takes its default, as `bind` would give it."""
+        completed = self._binder.completed(args, keywords)
         if completed is None:
-            # Arguments it cannot vouch for get the full bind: omitted ones without a default,
-            # and a first argument that is not a tensor (a Scalar-first overload, or an
-            # operator called unbound, `Tensor.__rsub__(2, 3)`).
-            return self(*args)
+            # An omitted argument without a default: the full bind raises torch's error.
+            return self(*args, **(keywords or {}))
         return self.call_bound(*completed)
 
     def call_bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -344,7 +350,8 @@ class OpOverloadPacket:
             types = tuple(map(type, args))
             chosen = self._by_types.get(types)
             if chosen is not None:
-                return chosen.call_checked(args)
+                # The scan accepted these types, validating them only (_decided_by_types).
+                return chosen.call_validated(args)
             if types in self._by_types:
                 types = None
         if not self._resolution:

@@ -29,7 +29,9 @@ from refimpl.core.tensor import (
     TensorImpl,
     array_of,
     backend_dtype,
+    meta_token,
     resize_for_output,
+    result_maker,
     tensor_over,
     write_array,
 )
@@ -201,18 +203,11 @@ def _check_overlaps(out: TensorImpl, inputs: Sequence[Operand]) -> None:
 
 
 def operand_key(value: Operand) -> object:
-    """What of an operand a plan depends on: a tensor's metadata, a number's type."""
+    """What of an operand a plan depends on: a tensor's metadata (its token: see Note
+    [Metadata tokens] in core/tensor.py), a number's type."""
     if isinstance(value, TensorImpl):
-        storage = value._storage
-        # The key set tells the device type; the index and the backend complete the device.
-        return (
-            value._dtype,
-            value._size,
-            value._stride,
-            value._key_set,
-            storage.backend,
-            storage.device._index,
-        )
+        token = value._meta_token
+        return token if token is not None else meta_token(value)
     kind = type(value)
     if kind is int and not -(2**63) <= value <= 2**63 - 1:  # type: ignore[operator]  # an int
         return value  # uint64-range ints promote differently; key on the value
@@ -221,7 +216,12 @@ def operand_key(value: Operand) -> object:
 
 def operands_key(operands: Sequence[Operand]) -> tuple[object, ...]:
     """What a plan for `operands` depends on: each operand's key and the default dtype."""
-    return (get_default_dtype(), *map(operand_key, operands))
+    key: list[object] = [get_default_dtype()]
+    for value in operands:
+        # operand_key's token read, inline for the common operand.
+        token = value._meta_token if isinstance(value, TensorImpl) else None
+        key.append(token if token is not None else operand_key(value))
+    return tuple(key)
 
 
 _PLANS: dict[tuple[object, ...], Plan] = {}
@@ -702,7 +702,8 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
     backend = p.backend
     assert backend is not None  # simple plans have data
     xp = backend.xp
-    shape, stride, dtype, dev = p.shape, p.out_stride, p.output_dtype, p.device
+    shape = p.shape
+    make = result_maker(shape, p.out_stride, p.output_dtype, p.device, backend)
 
     def converter(target: DType) -> Callable[[Any], Array]:
         return lambda value: operand_array(value, target, backend)
@@ -715,7 +716,7 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
     def finish(result: Array) -> Any:
         if result.shape != shape:
             result = xp.broadcast_to(result, shape)
-        return tensor_over(result, shape, stride, dtype, dev, backend)
+        return make(result)
 
     if len(fetch) == 1:
         (fetch0,) = fetch
@@ -724,7 +725,7 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
             result = kernel(xp, fetch0(inputs[0]), **extra)
             if result.shape != shape:
                 return finish(result)
-            return tensor_over(result, shape, stride, dtype, dev, backend)
+            return make(result)
 
         return run_unary
     if len(fetch) == 2:
@@ -734,7 +735,7 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
             result = kernel(xp, fetch0(inputs[0]), fetch1(inputs[1]), **extra)
             if result.shape != shape:
                 return finish(result)
-            return tensor_over(result, shape, stride, dtype, dev, backend)
+            return make(result)
 
         return run_binary
     if len(fetch) == 3:
@@ -744,7 +745,7 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
             result = kernel(xp, fetch0(inputs[0]), fetch1(inputs[1]), fetch2(inputs[2]), **extra)
             if result.shape != shape:
                 return finish(result)
-            return tensor_over(result, shape, stride, dtype, dev, backend)
+            return make(result)
 
         return run_ternary
     return lambda inputs, extra: run_simple(p, kernel, inputs, extra)

@@ -68,7 +68,7 @@ INTEGRAL: Final = (uint8, int8, int16, int32, int64)
 FLOATING: Final = (float16, bfloat16, float32, float64)
 COMPLEX: Final = (complex32, complex64, complex128)
 Check = Callable[..., Any]
-Prepare = Callable[[list[Any], TensorImpl | None, dict[str, Any]], list[Any]]
+Prepare = Callable[[Sequence[Any], TensorImpl | None, dict[str, Any]], Sequence[Any]]
 """Rewrites the operands before anything else (clamp drops absent bounds)."""
 ConfigChoice = Callable[[dict[str, Any]], IterConfig]
 """Picks the iterator config from the non-operand arguments (div's rounding_mode)."""
@@ -256,7 +256,7 @@ class PointwiseOp:
     ) -> Any:
         """Run the op: build (or reuse) the plan, check, compute, write."""
         for rewrite in self._prepares:
-            operands = rewrite(list(operands), out, extra)
+            operands = rewrite(operands, out, extra)
         for precheck in self._prechecks:
             precheck(*operands, **extra)
         chosen = self._config

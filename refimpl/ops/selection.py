@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from collections.abc import Sequence
 from typing import Any, Final
 
 from refimpl._base import promotion
@@ -77,7 +78,9 @@ def _resize_out(out: TensorImpl, size: tuple[int, ...]) -> None:
         resize_for_output(out, size, geometry.contiguous_strides(size))
 
 
-def _present(operands: list[Any], out: TensorImpl | None, extra: dict[str, Any]) -> list[Any]:
+def _present(
+    operands: Sequence[Any], out: TensorImpl | None, extra: dict[str, Any]
+) -> list[Any]:
     """Drop absent optional operands; the kernel learns which bounds came."""
     extra["bounds"] = tuple(v is not None for v in operands[1:])
     return [v for v in operands if v is not None]
@@ -98,9 +101,13 @@ where = pointwise(
 
 
 @where.prepare
-def where_prepare(operands: list[Any], out: TensorImpl | None, extra: dict[str, Any]) -> list[Any]:
+def where_prepare(
+    operands: Sequence[Any], out: TensorImpl | None, extra: dict[str, Any]
+) -> Sequence[Any]:
     """Torch: where_self_out checks the condition's dtype (uint8 still works, with a warning)."""
     condition = operands[0]
+    if condition._dtype is bool_ and out is None:
+        return operands  # the common call
     if condition._dtype.name == "uint8":
         warnings.warn(
             "where received a uint8 condition tensor. This behavior is deprecated and will be "
@@ -231,8 +238,8 @@ _CLAMP_SCALAR_CONFIG: Final = IterConfig(
 
 
 def _clamp_inplace_check(
-    operands: list[Any], out: TensorImpl | None, extra: dict[str, Any]
-) -> list[Any]:
+    operands: Sequence[Any], out: TensorImpl | None, extra: dict[str, Any]
+) -> Sequence[Any]:
     """Torch: clamp's meta refuses an in-place promotion (`int_tensor.clamp_(0.5)`)."""
     self: TensorImpl = operands[0]
     if out is self and not self._dtype.is_floating_point:

@@ -18,7 +18,13 @@ from refimpl._base.keys import DispatchKey
 from refimpl._base.memory_format import as_memory_format, preserve_format
 from refimpl.core import strides as geometry
 from refimpl.core.storage import VersionCounter, bitcast_unsupported
-from refimpl.core.tensor import TensorImpl, make_tensor, make_view, resize_for_output
+from refimpl.core.tensor import (
+    TensorImpl,
+    make_tensor,
+    make_view,
+    resize_for_output,
+    set_geometry,
+)
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
 from refimpl.ops._register import defop
@@ -380,10 +386,7 @@ def restride_(self: TensorImpl, g: geometry.Geometry) -> Any:
     Differs: torch bumps the version in the ADInplaceOrView kernel; refimpl has no such
     kernel yet, so the op's kernel does.
     """
-    self._size = g.size
-    self._stride = g.stride
-    self._storage_offset = g.offset
-    self._array_cache = None
+    set_geometry(self, g.size, g.stride, g.offset)
     self._version_counter.bump()
     return self
 
@@ -548,8 +551,7 @@ def resize_as__kernel(self: TensorImpl, the_template: TensorImpl, *, memory_form
         data.format_strides(the_template._size, fmt)  # its error before any change
     aten.resize_.default(self, list(the_template._size))
     if fmt is not None:
-        self._stride = data.format_strides(self._size, fmt)
-        self._array_cache = None
+        set_geometry(self, self._size, data.format_strides(self._size, fmt), self._storage_offset)
     return self
 
 
