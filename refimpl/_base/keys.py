@@ -243,6 +243,13 @@ NUM_FUNCTIONALITY_KEYS: Final = 47  # DispatchKey::EndOfFunctionalityKeys
 BACKEND_MASK: Final = (1 << NUM_BACKENDS) - 1  # torch: full_backend_mask
 FULL_RAW: Final = (1 << (NUM_BACKENDS + NUM_FUNCTIONALITY_KEYS - 1)) - 1
 
+# Note [Requires-grad bit]
+# Differs: not a torch key. A tensor that requires grad carries this bit (just past torch's 62)
+# in its cached `_key_set`; key sets read back for users never show it. A call's key set thus
+# says, at no cost per call, whether a tensor argument requires grad, and the dispatcher skips
+# autograd kernels that would only redispatch (Note [Autograd skip] in dispatch/table.py).
+REQUIRES_GRAD_BIT: Final = 1 << (NUM_BACKENDS + NUM_FUNCTIONALITY_KEYS - 1)
+
 # The functionalities that are customisable per backend, with their block of runtime keys.
 # torch: C10_FORALL_FUNCTIONALITY_KEYS in c10/core/DispatchKey.h.
 PER_BACKEND_START: Final[dict[DispatchKey, DispatchKey]] = {
@@ -444,7 +451,7 @@ class DispatchKeySet:
     def from_raw_repr(cls, raw: int) -> DispatchKeySet:
         """The key set with these bits. Torch: DispatchKeySet.from_raw_repr."""
         ks = object.__new__(cls)
-        object.__setattr__(ks, "raw", raw)
+        object.__setattr__(ks, "raw", raw & ~REQUIRES_GRAD_BIT)
         return ks
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -189,3 +189,37 @@ def api_testing_override(namespace: str, name: str) -> tuple[ApiParameter, ...] 
     if entry is None or entry["testing_override"] is None:
         return None
     return tuple(api_parameter(p) for p in entry["testing_override"])
+
+
+# --- derivatives.json --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AutogradFacts:
+    """What torch's autograd does for one aten overload on CPU (spec/extract_autograd.py)."""
+
+    category: str
+    """formula, composite_implicit, manual, out, not_differentiable or not_implemented."""
+    node: str | None
+    """The node class torch records (`AddBackward0`), for overloads with a formula."""
+    formula_of: str | None
+    """The overload whose derivatives.yaml entry it uses (`aten::add.Tensor` for add_)."""
+    saved: frozenset[str]
+    """The `_saved_<name>` attributes torch's node exposes."""
+
+
+@cache
+def autograd_facts() -> dict[str, AutogradFacts]:
+    """Qualified overload name (`aten::add.Tensor`, `aten::sum`) -> its autograd facts."""
+    document = json.loads(read_text("derivatives.json"))
+    derivatives = document["derivatives"]
+    facts = {}
+    for name, category in document["autograd"].items():
+        entry = derivatives.get(name)
+        facts[name] = AutogradFacts(
+            category,
+            None if entry is None else entry["node"],
+            None if entry is None else entry["formula_of"],
+            frozenset(() if entry is None else entry["saved"]),
+        )
+    return facts

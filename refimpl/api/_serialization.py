@@ -21,9 +21,10 @@ from typing import Any
 
 from refimpl._base.device import device
 from refimpl._base.dtypes import BY_NAME, DType
+from refimpl.autograd.variable import grad_fn, meta_of, set_requires_grad
 from refimpl.core.config import config
 from refimpl.core.storage import Storage
-from refimpl.core.tensor import TensorImpl, make_tensor
+from refimpl.core.tensor import TensorImpl, make_tensor, requires_grad
 
 
 def _rebuilt(
@@ -37,7 +38,8 @@ def _rebuilt(
 ) -> Any:
     t = make_tensor(storage, size, stride, offset, dtype, cls=cls)
     t._version_counter.version = 1  # torch: set_ onto the new storage bumps the version
-    t._requires_grad = requires_grad
+    if requires_grad:
+        set_requires_grad(t, True)
     return t
 
 
@@ -64,7 +66,7 @@ def reduce_tensor(t: TensorImpl) -> tuple[Any, tuple[Any, ...]]:
         t._size,
         t._stride,
         t._storage_offset,
-        t._requires_grad,
+        requires_grad(t),
     )
 
 
@@ -105,7 +107,7 @@ def deepcopy_tensor(t: TensorImpl, memo: dict[int, Any]) -> Any:
     """
     if id(t) in memo:
         return memo[id(t)]
-    if t.grad_fn is not None:
+    if grad_fn(t) is not None:
         raise RuntimeError(
             "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
             "protocol at the moment.  If you were attempting to deepcopy a module, this may "
@@ -132,9 +134,10 @@ def deepcopy_tensor(t: TensorImpl, memo: dict[int, Any]) -> Any:
         t._stride,
         t._storage_offset,
         t._dtype,
-        t._requires_grad,
+        requires_grad(t),
     )
     memo[id(t)] = out
-    if t._grad is not None:
-        out._grad = deepcopy_tensor(t._grad, memo)
+    grad = None if t._autograd_meta is None else t._autograd_meta.grad
+    if grad is not None:
+        meta_of(out).grad = deepcopy_tensor(grad, memo)
     return out

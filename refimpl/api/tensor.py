@@ -19,6 +19,7 @@ from refimpl._base.scalars import int_of
 from refimpl._base.size import Size
 from refimpl.api import _serialization, _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
+from refimpl.api._autograd_methods import AutogradMethods
 from refimpl.api._call import method
 from refimpl.api._indexing import getitem, setitem
 from refimpl.api._methods import TensorMethods
@@ -32,7 +33,7 @@ from refimpl.api.reductions import ReductionMethods
 from refimpl.api.scans import ScanMethods
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
-from refimpl.ops import aten, data
+from refimpl.ops import aten
 from refimpl.ops.pointwise import STRIDED
 
 
@@ -48,6 +49,7 @@ def _device_arg(dev: Any) -> device | None:
 
 class Tensor(
     TensorImpl,
+    AutogradMethods,
     TensorOperators,
     TensorMethods,
     ReductionMethods,
@@ -72,50 +74,6 @@ class Tensor(
     def layout(self) -> layout:
         """How the elements are stored: always strided here. Torch: Tensor.layout."""
         return strided
-
-    @property
-    def requires_grad(self) -> bool:
-        return self._requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value: bool) -> None:
-        self.requires_grad_(value)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        """Set whether autograd records operations on this leaf. Torch: requires_grad_."""
-        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if self.grad_fn is not None and not requires_grad:
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
-        self._requires_grad = requires_grad
-        return self
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.grad_fn is None
-
-    @property
-    def grad(self) -> Tensor | None:
-        return self._grad  # type: ignore[return-value]  # only Tensors are stored here
-
-    @grad.setter
-    def grad(self, value: Tensor | None) -> None:
-        self._grad = value
-
-    @property
-    def data(self) -> Tensor:
-        """A tensor sharing storage but not history or version counter. Torch: Tensor.data."""
-        out: Tensor = data.alias_detached(self, share_version=False)
-        return out
-
-    def detach(self) -> Tensor:
-        """A tensor sharing storage and version counter, outside autograd. Torch: detach."""
-        out: Tensor = aten.detach.default(self)
-        return out
 
     @property
     def T(self) -> Tensor:
@@ -261,7 +219,7 @@ class Tensor(
                     f"can't convert {self.device} device type tensor to numpy. Use "
                     "Tensor.cpu() to copy the tensor to host memory first."
                 )
-            if self._requires_grad:
+            if self.requires_grad:
                 raise RuntimeError(
                     "Can't call numpy() on Tensor that requires grad. Use "
                     "tensor.detach().numpy() instead."

@@ -15,6 +15,7 @@ from typing import Any, Final
 from refimpl._base import keys
 from refimpl._base.device import device, storage_device
 from refimpl._base.dtypes import DType
+from refimpl._base.keys import REQUIRES_GRAD_BIT
 from refimpl._base.memory_format import as_memory_format, channels_last, channels_last_3d
 from refimpl._base.size import Size
 from refimpl.core import layout
@@ -31,18 +32,16 @@ class TensorImpl:
     __slots__ = (
         "__weakref__",
         "_array_cache",
+        "_autograd_meta",
         "_base",
         "_counter",
         "_dtype",
-        "_grad",
         "_key_set",
         "_meta_token",
-        "_requires_grad",
         "_size",
         "_storage",
         "_storage_offset",
         "_stride",
-        "grad_fn",
     )
 
     _storage: Storage
@@ -56,9 +55,9 @@ class TensorImpl:
     _meta_token: MetaToken | None
     """The interned metadata this tensor's plans are keyed by (see Note [Metadata tokens])."""
     _base: TensorImpl | None
-    _requires_grad: bool
-    _grad: TensorImpl | None
-    grad_fn: Any
+    _autograd_meta: Any
+    """Autograd's state of the tensor (refimpl.autograd.variable.AutogradMeta), None until it
+    has some. Torch: TensorImpl::autograd_meta_ (null for a tensor autograd never touched)."""
     _array_cache: tuple[Array, Array] | None
     """(the storage array it was computed from, this tensor's array): see `array_of`."""
 
@@ -247,9 +246,16 @@ def meta_token(t: TensorImpl) -> MetaToken:
     token = t._meta_token
     if token is None:
         storage = t._storage
-        metadata = (t._dtype, t._size, t._stride, t._key_set, storage.backend, storage.device._index)
+        key_set = t._key_set & ~REQUIRES_GRAD_BIT  # plans do not depend on it
+        metadata = (t._dtype, t._size, t._stride, key_set, storage.backend, storage.device._index)
         token = t._meta_token = _intern(metadata)
     return token
+
+
+def requires_grad(t: TensorImpl) -> bool:
+    """Whether autograd records operations on `t` (a leaf that requires grad, or a result
+    with a grad_fn). Torch: TensorImpl::requires_grad. See Note [Requires-grad bit]."""
+    return bool(t._key_set & REQUIRES_GRAD_BIT)
 
 
 def make_tensor(
@@ -276,9 +282,7 @@ def make_tensor(
     t._counter = version_counter
     t._meta_token = None
     t._base = base
-    t._requires_grad = False
-    t._grad = None
-    t.grad_fn = None
+    t._autograd_meta = None
     t._array_cache = None
     return t
 
@@ -296,13 +300,11 @@ def make_view(source: TensorImpl, g: geometry.Geometry) -> Any:
     t._stride = g.stride
     t._storage_offset = g.offset
     t._dtype = source._dtype
-    t._key_set = source._key_set
+    t._key_set = source._key_set & ~REQUIRES_GRAD_BIT  # autograd sets it for its views
     t._counter = source._version_counter
     t._meta_token = None
     t._base = source._base if source._base is not None else source
-    t._requires_grad = False
-    t._grad = None
-    t.grad_fn = None
+    t._autograd_meta = None
     t._array_cache = None
     return t
 
@@ -498,9 +500,7 @@ def tensor_over(
     t._counter = None
     t._meta_token = None
     t._base = None
-    t._requires_grad = False
-    t._grad = None
-    t.grad_fn = None
+    t._autograd_meta = None
     t._array_cache = None
     return t
 
@@ -537,9 +537,7 @@ def result_maker(
         t._counter = None
         t._meta_token = token
         t._base = None
-        t._requires_grad = False
-        t._grad = None
-        t.grad_fn = None
+        t._autograd_meta = None
         t._array_cache = None
         return t
 
@@ -555,6 +553,15 @@ def set_geometry(t: TensorImpl, size: tuple[int, ...], stride: tuple[int, ...], 
     t._storage_offset = offset
     t._array_cache = None
     t._meta_token = None
+
+
+def set_data(t: TensorImpl, source: TensorImpl) -> None:
+    """Give `t` the storage, dtype and geometry of `source`, keeping whether it requires grad.
+    Torch: VariableHooks::set_data (`t.data = source`)."""
+    t._storage = source._storage
+    t._dtype = source._dtype
+    t._key_set = (source._key_set & ~REQUIRES_GRAD_BIT) | (t._key_set & REQUIRES_GRAD_BIT)
+    set_geometry(t, source._size, source._stride, source._storage_offset)
 
 
 def resize_for_output(t: TensorImpl, size: tuple[int, ...], stride: tuple[int, ...]) -> None:

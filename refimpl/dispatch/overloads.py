@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from refimpl._base.keys import SLOT_INDEX, DispatchKey, DispatchKeySet, highest_priority_index
+from refimpl._base.keys import SLOT_INDEX, DispatchKey, DispatchKeySet
 from refimpl._base.spec import SpecOverload, spec_overloads
 from refimpl._base.tags import Tag
 from refimpl.core.tensor import TensorImpl
@@ -215,16 +215,29 @@ class OpOverload:
         entry = self._entry
         record = entry.direct_records.get(raw)
         if record is None:
-            mask = entry.non_fallthrough_mask
-            dispatched = raw & (entry.non_fallthrough_mask_for(raw) if mask is None else mask)
-            record = entry.dispatch_table[highest_priority_index(dispatched)]
-            if record is None or record.boxed or record.with_keyset:
-                return call_kernel(self, entry, dispatched, args, kwargs)
-            if mask is not None:
-                # Note [Dispatch cache]: with a uniform fallthrough mask, the kernel is a
-                # function of the key set after TLS alone; remember it until the table
-                # changes (torch needs no cache: its table lookup is a few instructions).
+            return self._call_resolved(entry, raw, args, kwargs)
+        return record.kernel(*args, **kwargs)
+
+    def _call_resolved(
+        self, entry: OperatorEntry, raw: int, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """call_bound for a key set the direct cache does not hold: resolve it, remember the
+        answer, call. Note [Dispatch cache]: with a uniform fallthrough mask, the kernel is a
+        function of the key set after TLS alone (and the table, which clears the cache when
+        it changes); torch needs no cache, its table lookup is a few instructions."""
+        found = entry.keyset_records.get(raw)
+        if found is not None:
+            return found[0].kernel(found[1], *args, **kwargs)
+        record, dispatched = entry.resolve(raw)
+        if record is None or record.boxed:
+            return call_kernel(self, entry, dispatched, args, kwargs)
+        if entry.non_fallthrough_mask is not None:
+            if record.with_keyset:
+                entry.keyset_records[raw] = (record, DispatchKeySet.from_raw_repr(dispatched))
+            else:
                 entry.direct_records[raw] = record
+        if record.with_keyset:
+            return record.kernel(DispatchKeySet.from_raw_repr(dispatched), *args, **kwargs)
         return record.kernel(*args, **kwargs)
 
     def redispatch(self, keyset: DispatchKeySet, /, *args: Any, **kwargs: Any) -> Any:
@@ -238,6 +251,14 @@ class OpOverload:
             raise as_runtime_error(mismatch) from None
         entry = self._entry
         raw = keyset.raw
+        mask = entry.non_fallthrough_mask
+        raw &= entry.non_fallthrough_mask_for(raw) if mask is None else mask
+        return call_kernel(self, entry, raw, args, kwargs)
+
+    def redispatch_bound(self, raw: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """`redispatch` for arguments already bound to the schema (a kernel redispatching
+        its own arguments below its key); `raw` is the key set, TLS not applied again."""
+        entry = self._entry
         mask = entry.non_fallthrough_mask
         raw &= entry.non_fallthrough_mask_for(raw) if mask is None else mask
         return call_kernel(self, entry, raw, args, kwargs)

@@ -21,16 +21,20 @@ from dataclasses import dataclass
 from typing import Any, Final, NoReturn
 
 from refimpl._base.keys import (
+    AFTER_AUTOGRAD,
     AUTOGRAD_OTHER_BACKENDS,
     BACKEND_MASK,
     FULL_RAW,
     NUM_BACKENDS,
     NUM_SLOTS,
+    REQUIRES_GRAD_BIT,
     SLOT_INDEX,
     SLOT_KEYS,
     BackendComponent,
     DispatchKey,
+    DispatchKeySet,
     backend_key_set_from_autograd,
+    highest_priority_index,
     is_alias_key,
     is_included_in_alias,
     key_raw,
@@ -38,6 +42,8 @@ from refimpl._base.keys import (
 )
 
 Kernel = Callable[..., Any]
+
+AFTER_AUTOGRAD_RAW: Final = AFTER_AUTOGRAD.raw
 
 
 def fallthrough_kernel(*args: object, **kwargs: object) -> NoReturn:
@@ -70,6 +76,9 @@ class KernelRecord:
     with_keyset: bool = False
     boxed: bool = False
     """A backend fallback: called with the operator first, `fn(op, *args, **kwargs)`."""
+    passes_without_grad: bool = False
+    """An autograd kernel that only redispatches below autograd when no tensor argument
+    requires grad: the dispatcher skips it for such calls (Note [Autograd skip])."""
 
     @classmethod
     def fallthrough(cls, debug: str) -> KernelRecord:
@@ -322,6 +331,7 @@ class OperatorEntry:
         "alias_analysis",
         "direct_records",
         "dispatch_table",
+        "keyset_records",
         "name",
         "non_fallthrough_mask",
         "non_fallthrough_masks",
@@ -339,9 +349,11 @@ class OperatorEntry:
         self.table_kinds: list[FillKind] = [FillKind.MISSING] * NUM_SLOTS
         self.non_fallthrough_mask: int | None = FULL_RAW
         self.non_fallthrough_masks: tuple[int, ...] = (FULL_RAW,) * NUM_BACKENDS
-        # The dispatcher's answer per key set (after TLS), for plain kernels and uniform
-        # fallthrough masks only; emptied whenever the table changes. See Note [Dispatch cache].
+        # The dispatcher's answer per key set (after TLS), for uniform fallthrough masks only:
+        # plain kernels, and kernels taking the key set with the set they take; emptied
+        # whenever the table changes. See Note [Dispatch cache] in dispatch/overloads.py.
         self.direct_records: dict[int, KernelRecord] = {}
+        self.keyset_records: dict[int, tuple[KernelRecord, DispatchKeySet]] = {}
         # Per key, newest registration first. torch: OperatorEntry::kernels_.
         self._kernels: dict[DispatchKey, list[KernelRecord]] = {}
         self._fallbacks = fallbacks
@@ -483,6 +495,25 @@ class OperatorEntry:
         self.non_fallthrough_mask = masks[0] if uniform else None
         # Every change of the table ends here (_recompute, refresh_slot).
         self.direct_records.clear()
+        self.keyset_records.clear()
+
+    def resolve(self, raw: int) -> tuple[KernelRecord | None, int]:
+        """The kernel for a call whose key set after TLS is `raw`, and the key set (without
+        fallthrough keys) it runs with.
+
+        Torch: Dispatcher::call's lookup. Note [Autograd skip]: an autograd kernel that does
+        nothing but redispatch when no tensor argument requires grad (refimpl's derivative
+        kernels and autograd fallback) is skipped for a call whose key set lacks the
+        requires-grad bit (Note [Requires-grad bit] in _base/keys.py): the kernel below it
+        runs, with the key set it would have redispatched with.
+        """
+        mask = self.non_fallthrough_mask
+        dispatched = raw & (self.non_fallthrough_mask_for(raw) if mask is None else mask)
+        record = self.dispatch_table[highest_priority_index(dispatched)]
+        if record is not None and record.passes_without_grad and not raw & REQUIRES_GRAD_BIT:
+            dispatched &= AFTER_AUTOGRAD_RAW
+            record = self.dispatch_table[highest_priority_index(dispatched)]
+        return record, dispatched
 
     def non_fallthrough_mask_for(self, tensor_key_set_raw: int) -> int:
         """The fallthrough mask for a call whose tensors carry `tensor_key_set_raw`.

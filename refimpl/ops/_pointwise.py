@@ -40,6 +40,7 @@ from refimpl._base.keys import DispatchKey
 from refimpl._base.spec import SpecOverload, kernel_dtype_facts, spec_overloads
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.schema import Argument, FunctionSchema, parse_schema
+from refimpl.ops._derivative import derivative
 from refimpl.ops._iterator import (
     CONFIGS,
     Builder,
@@ -153,7 +154,6 @@ class PointwiseOp:
         facts = kernel_dtype_facts(block.op._schema.name, block.op._schema.overload_name)
         self._accepted = None if facts is None else facts.accepted
         self._errors = {} if facts is None else facts.errors
-        self.derivative_fn: Callable[..., Any] | None = None
         self._fast: dict[tuple[object, ...], FastEntry] = {}
 
     @property
@@ -217,10 +217,13 @@ class PointwiseOp:
         self._inplace_checks.append(fn)
         return fn
 
-    def derivative(self, fn: F) -> F:
-        """Keep the derivative formula for autograd (issue 12). Torch: derivatives.yaml."""
-        self.derivative_fn = fn
-        return fn
+    def derivative(self, *inputs: str, overload: str | None = None) -> Callable[[F], F]:
+        """Declare the decorated function as the backward formula for `inputs` of the
+        functional overload, or of the Scalar `overload` named (`"add.Scalar"`); the
+        in-place form uses it too, as in torch. Torch: a line of the overload's
+        derivatives.yaml entry. See ops/_derivative.py."""
+        name = self.block.op.name() if overload is None else f"aten::{overload}"
+        return derivative(name, *inputs)
 
     # --- calling -------------------------------------------------------------------------
 

@@ -17,6 +17,16 @@ followed by its compute:
 Every check runs before any write, so a failing call leaves `out` as it was; the data part
 runs only for tensors with data, so one body serves CPU, CUDA and Meta.
 See Note [Reduction output layout].
+
+The meta part of the common reductions is a function returning a `Plan` (dims, result
+geometry, result and compute dtypes), cached per reduction by `Reduction`; see
+Note [Reduction fast path]:
+
+    p = _sum_meta(self, out, dim, keepdim, dtype)       # @Reduction: cached
+    if p.backend is None:                               # meta: metadata only
+        return p.finish(None, out)
+    values = p.xp.sum(p.read(self), axis=p.axis, ...)   # the compute
+    return p.finish(values, out)                        # cast; into out, or a new tensor
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
+from refimpl._base.device import device
 from refimpl._base.dtypes import DType, float16, float32, float64, int64
 from refimpl._base.keys import DispatchKey
 from refimpl.core import strides as geometry
@@ -176,6 +187,11 @@ def dtype_from_optional(self: TensorImpl, dtype: DType | None, out: TensorImpl |
     return dtype_from_self(self, None, promote_integers=True)
 
 
+def is_float_or_complex(dtype: DType) -> bool:
+    """Whether `dtype` is a floating point or complex dtype (mean, var, norms need one)."""
+    return dtype.is_floating_point or dtype.is_complex
+
+
 def to_real(dtype: DType) -> DType:
     """The real dtype of a complex one (var, std and norms of complex inputs are real).
 
@@ -249,12 +265,7 @@ def finish(
     storage = self._storage
     backend = storage.backend
     if out is not None:
-        if values is not None and out._storage.backend is not None:
-            xp = out._storage.backend.xp
-            values = cast_to(xp, values, dtype, out._storage.backend)
-            write_array(out, xp.reshape(values, shape) if tuple(values.shape) != shape else values)
-        out._version_counter.bump()
-        return out
+        return _finish_out(values, shape, dtype, out)
     stride = geometry.contiguous_strides(shape)
     if values is None or backend is None:
         return tensor_over(None, shape, stride, dtype, storage.device, None)
@@ -263,6 +274,17 @@ def finish(
     if tuple(values.shape) != shape:
         values = xp.reshape(values, shape)
     return tensor_over(values, shape, stride, dtype, storage.device, backend)
+
+
+def _finish_out(values: Array | None, shape: Shape, dtype: DType, out: TensorImpl) -> Any:
+    # `values` cast to `dtype` and written into `out` (already resized to `shape`).
+    backend = out._storage.backend
+    if values is not None and backend is not None:
+        xp = backend.xp
+        values = cast_to(xp, values, dtype, backend)
+        write_array(out, xp.reshape(values, shape) if tuple(values.shape) != shape else values)
+    out._version_counter.bump()
+    return out
 
 
 def cast_to(xp: Any, array: Array, dtype: DType, backend: Backend) -> Array:
@@ -299,3 +321,167 @@ def same_as_out(result: TensorImpl, out: TensorImpl) -> Any:
     write_array(out, array_of(result))
     out._version_counter.bump()
     return out
+
+
+# --- computes --------------------------------------------------------------------------------
+
+
+def extreme(xp: Any, a: Any, axis: tuple[int, ...] | None, keepdim: bool, largest: bool) -> Any:
+    """max/min of `a` over `axis`, NaN propagating; bool as any/all (the standard's max and
+    min take numeric arrays only)."""
+    if a.dtype == xp.bool:
+        return (xp.any if largest else xp.all)(a, axis=axis, keepdims=keepdim)
+    return (xp.max if largest else xp.min)(a, axis=axis, keepdims=keepdim)
+
+
+def arg_extreme(xp: Any, a: Any, axis: int | None, keepdim: bool, largest: bool) -> Any:
+    """The first index of the max (min), NaN counting as the largest; bool through uint8."""
+    if a.dtype == xp.bool:
+        a = xp.astype(a, xp.uint8)
+    if axis is None and a.ndim == 0:
+        return xp.zeros((), dtype=xp.int64)
+    return (xp.argmax if largest else xp.argmin)(a, axis=axis, keepdims=keepdim)
+
+
+# --- plans -----------------------------------------------------------------------------------
+
+# Note [Reduction fast path]
+# A reduction's meta function (its checks, the wrapped dims, the result's shape and strides,
+# the result dtype, the dtype the input is read in) depends only on the input's metadata
+# (dtype, shape, device, backend) and the reduction's arguments (dim, keepdim, dtype, ...):
+# never on values, nor on the input's strides (the result is contiguous; Note [Reduction
+# output layout]). `Reduction` caches its answer, a `Plan`, under that key, for calls on
+# tensors with data and without out= (an out= call resizes `out`, which is not an answer to
+# cache; a meta tensor stops after the meta function anyway). Errors are never cached, so a
+# failing call fails the same way every time; warnings and value-dependent errors belong to
+# the compute part, which runs on every call. A repeated call thus only fetches the input
+# array, reduces it and wraps the result (`Plan.finish`, one tensor_over). Compare
+# Note [Pointwise fast path] in _pointwise.py.
+
+
+class Plan:
+    """The meta function's decisions for one reduction call (see Note [Reduction fast path]).
+
+    `dims` are the reduced dims (wrapped, sorted), `axis` the Array API `axis` argument for
+    them (None for a 0-dim input), `shape` and `stride` the result's contiguous geometry,
+    `count` the number of elements each result element reduces; `dtype` is the result's
+    dtype, `compute` the dtype `read` gives the input in.
+    """
+
+    __slots__ = (
+        "array_dtype",
+        "axis",
+        "backend",
+        "compute",
+        "count",
+        "device",
+        "dims",
+        "dtype",
+        "keepdim",
+        "shape",
+        "stride",
+        "xp",
+    )
+
+    def __init__(
+        self, self_: TensorImpl, dims: tuple[int, ...], keepdim: bool, dtype: DType, compute: DType
+    ) -> None:
+        size = self_._size
+        self.dims = dims
+        self.axis = dims if size else None
+        self.keepdim = keepdim
+        self.shape = reduced_shape(size, dims, keepdim)
+        self.stride = geometry.contiguous_strides(self.shape)
+        count = 1
+        for d in dims:
+            count *= size[d]
+        self.count = count
+        self.dtype = dtype
+        self.compute = compute
+        storage = self_._storage
+        self.device: device = storage.device
+        self.backend = backend = storage.backend
+        self.xp: Any = None if backend is None else backend.xp
+        self.array_dtype = None if backend is None else backend.array_dtypes.get(dtype)
+
+    def read(self, self_: TensorImpl) -> Array:
+        """`self_`'s values in the compute dtype. Torch: the iterator's input conversion."""
+        array = array_of(self_)
+        if self_._dtype is self.compute:
+            return array
+        return data.cast_array(self.xp, array, self_._dtype, self.compute, self.backend)  # type: ignore[arg-type]  # read only with data
+
+    def finish(self, values: Array | None, out: TensorImpl | None) -> Any:
+        """The result: `values` (the reduced array; None for meta) in the result dtype,
+        written into `out` or wrapped as a new contiguous tensor (no copy). See `finish`."""
+        if out is not None or values is None or values.dtype != self.array_dtype:
+            return finish_as(self, values, self.dtype, out)
+        if values.shape != self.shape:
+            values = self.xp.reshape(values, self.shape)
+        return tensor_over(values, self.shape, self.stride, self.dtype, self.device, self.backend)
+
+
+def finish_as(p: Plan, values: Array | None, dtype: DType, out: TensorImpl | None) -> Any:
+    """`Plan.finish` for a result of dtype `dtype` (a second output: max.dim's indices)."""
+    if out is not None:
+        return _finish_out(values, p.shape, dtype, out)
+    if values is None or p.backend is None:
+        return tensor_over(None, p.shape, p.stride, dtype, p.device, None)
+    values = cast_to(p.xp, values, dtype, p.backend)
+    if values.shape != p.shape:
+        values = p.xp.reshape(values, p.shape)
+    return tensor_over(values, p.shape, p.stride, dtype, p.device, p.backend)
+
+
+def plan(
+    self: TensorImpl,
+    dims: tuple[int, ...],
+    keepdim: bool,
+    dtype: DType,
+    out: TensorImpl | None,
+    compute: DType | None = None,
+) -> Plan:
+    """The plan of a reduction over `dims` into `dtype` (read in `compute`, default `dtype`),
+    after checking `out`'s dtype and resizing it to the result's shape.
+
+    Torch: resize_reduction (ReduceOpsUtils.h) in a structured reduction's meta function.
+    """
+    p = Plan(self, dims, keepdim, dtype, dtype if compute is None else compute)
+    if out is not None:
+        check_out_dtype(out, dtype)
+        resize_output(out, p.shape)
+    return p
+
+
+class Reduction:
+    """One reduction's meta function, with its plans cached (Note [Reduction fast path]); use
+    it as a decorator: the decorated meta function is called as before.
+
+    `meta(self, out, *args)` checks the call (resizing `out`) and returns its Plan; `out` is
+    the out= tensor, or the tuple of them of a multi-output op (None without out=), `args`
+    the reduction's other arguments after `self`: the dim first (an int, None, or a list),
+    then hashable values (keepdim, dtype, ...).
+    """
+
+    __slots__ = ("_meta", "_plans")
+
+    def __init__(self, meta: Callable[..., Plan]) -> None:
+        self._meta = meta
+        self._plans: dict[tuple[object, ...], Plan] = {}
+
+    def __call__(self, self_: TensorImpl, out: object, *args: Any) -> Plan:
+        """The plan of this call: cached for tensors with data and no `out`."""
+        storage = self_._storage
+        backend = storage.backend
+        if out is not None or backend is None:
+            return self._meta(self_, out, *args)
+        if args and type(args[0]) is list:
+            args = (tuple(args[0]), *args[1:])  # a dim list (from the binder) keys as a tuple
+        key = (self_._dtype, self_._size, self_._key_set, backend, storage.device._index, args)
+        found = self._plans.get(key)
+        if found is None:
+            found = self._meta(self_, None, *args)
+            if len(self._plans) >= 1024:
+                self._plans.clear()
+            self._plans[key] = found
+        return found

@@ -23,6 +23,7 @@ from refimpl._base.spec import SpecOverload, spec_overload
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload, namespace
 from refimpl.dispatch.table import KernelRecord, OperatorEntry
+from refimpl.ops._derivative import derivative
 
 KernelFn = TypeVar("KernelFn", bound=Callable[..., Any])
 
@@ -65,6 +66,11 @@ class OpBlock:
             return fn
 
         return register
+
+    def derivative(self, *inputs: str) -> Callable[[KernelFn], KernelFn]:
+        """Declare the decorated function as the backward formula for `inputs`. Torch: a
+        line of the op's derivatives.yaml entry. See ops/_derivative.py."""
+        return derivative(self.op.name(), *inputs)
 
     def decomposition(self, fn: KernelFn) -> KernelFn:
         """Register `fn` as the CompositeImplicitAutograd kernel. Torch: CompositeImplicitAutograd."""

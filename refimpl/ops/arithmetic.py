@@ -14,6 +14,7 @@ from refimpl._base.scalars import Scalar, checked_convert
 from refimpl.core.backend import Array, ArrayNamespace, extension
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor, conj, conj_scalar, handle_r_to_c, maybe_multiply
 from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Plan
 from refimpl.ops._pointwise import COMPLEX, pointwise
 from refimpl.ops._register import defop
@@ -103,6 +104,21 @@ def add_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar)
     return xp.add(self, other if type(alpha) is int and alpha == 1 else _scaled(xp, other, alpha))
 
 
+@add.derivative("self")
+def add_backward_self(grad: Tensor, self_scalar_type: DType) -> Tensor:
+    # torch: handle_r_to_c(self.scalar_type(), grad)
+    return handle_r_to_c(self_scalar_type, grad)
+
+
+@add.derivative("other")
+def add_backward_other(grad: Tensor, other_scalar_type: DType, alpha: Scalar) -> Tensor:
+    # torch: handle_r_to_c(other.scalar_type(), maybe_multiply(grad, alpha.conj()))
+    return handle_r_to_c(other_scalar_type, maybe_multiply(grad, conj_scalar(alpha)))
+
+
+add.derivative("self", overload="add.Scalar")(add_backward_self)
+
+
 # --- sub, rsub ---------------------------------------------------------------------------
 
 
@@ -183,6 +199,22 @@ def rsub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar
     )
 
 
+@sub.derivative("self")
+def sub_backward_self(grad: Tensor, self_scalar_type: DType) -> Tensor:
+    # torch: handle_r_to_c(self.scalar_type(), grad)
+    return handle_r_to_c(self_scalar_type, grad)
+
+
+@sub.derivative("other")
+def sub_backward_other(grad: Tensor, other_scalar_type: DType, alpha: Scalar) -> Tensor:
+    # torch: handle_r_to_c(other.scalar_type(), maybe_multiply(-grad, alpha.conj()))
+    negated = aten.neg.default(grad)
+    return handle_r_to_c(other_scalar_type, maybe_multiply(negated, conj_scalar(alpha)))
+
+
+sub.derivative("self", overload="sub.Scalar")(sub_backward_self)
+
+
 # --- mul ---------------------------------------------------------------------------------
 
 mul = pointwise(
@@ -205,6 +237,24 @@ mul.compute(dtypes=(bool_,))(mul_compute_bool)
 def mul_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     """self * other. Torch: mul_kernel in BinaryOpsKernel.cpp."""
     return xp.multiply(self, other)
+
+
+@mul.derivative("self")
+def mul_backward_self(grad: Tensor, other: Tensor, self_scalar_type: DType) -> Tensor:
+    # torch: mul_tensor_backward(grad, other, self.scalar_type())
+    return handle_r_to_c(self_scalar_type, aten.mul.Tensor(grad, conj(other)))
+
+
+@mul.derivative("other")
+def mul_backward_other(grad: Tensor, self: Tensor, other_scalar_type: DType) -> Tensor:
+    # torch: mul_tensor_backward(grad, self, other.scalar_type())
+    return handle_r_to_c(other_scalar_type, aten.mul.Tensor(grad, conj(self)))
+
+
+@mul.derivative("self", overload="mul.Scalar")
+def mul_scalar_backward_self(grad: Tensor, other: Scalar, self_scalar_type: DType) -> Tensor:
+    # torch: mul_tensor_backward(grad, other, self.scalar_type()), other a Scalar
+    return handle_r_to_c(self_scalar_type, aten.mul.Scalar(grad, conj_scalar(other)))
 
 
 # --- div ---------------------------------------------------------------------------------
@@ -259,6 +309,25 @@ div = pointwise(
     scalar=("div.Scalar(Tensor self, Scalar other) -> Tensor",),
 )
 div.compute(true_divide_arrays)
+
+
+@div.derivative("self")
+def div_backward_self(grad: Tensor, other: Tensor, self_scalar_type: DType) -> Tensor:
+    # torch: div_tensor_self_backward(grad, other, self.scalar_type())
+    return handle_r_to_c(self_scalar_type, aten.div.Tensor(grad, conj(other)))
+
+
+@div.derivative("other")
+def div_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: div_tensor_other_backward(grad, self, other): -grad * ((self / other) / other).conj()
+    quotient = aten.div.Tensor(aten.div.Tensor(self, other), other)
+    return aten.mul.Tensor(aten.neg.default(grad), conj(quotient))
+
+
+@div.derivative("self", overload="div.Scalar")
+def div_scalar_backward_self(grad: Tensor, other: Scalar, self_scalar_type: DType) -> Tensor:
+    # torch: div_tensor_self_backward(grad, other, self.scalar_type()), other a Scalar
+    return handle_r_to_c(self_scalar_type, aten.div.Scalar(grad, conj_scalar(other)))
 
 div_mode = pointwise(
     "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from refimpl.core import strides as geometry
-from refimpl.core.tensor import TensorImpl
+from refimpl.core.tensor import TensorImpl, requires_grad
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import _einsum, data
 from refimpl.ops._products import (
@@ -46,7 +46,7 @@ def _should_fold(tensor1: TensorImpl, tensor2: TensorImpl, has_out: bool) -> boo
     if not (len(t1._size) >= 3 and dim_t2 <= 2):
         return False
     other = tensor2 if tensor1_larger else tensor1
-    if other._requires_grad and not has_out:
+    if requires_grad(other) and not has_out:
         return True
     if len(tensor1._size) == 2:
         return False

@@ -19,15 +19,20 @@ from refimpl.core.tensor import TensorImpl, array_of
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import (
+    Plan,
+    Reduction,
     accumulate_dtype,
-    axes,
+    arg_extreme,
+    cast_to,
     check_nonzero_dims,
     dtype_from_optional,
-    finish,
+    extreme,
+    finish_as,
     has_data,
     implements,
-    input_array,
+    is_float_or_complex,
     not_implemented,
+    plan,
     reduction_dims,
     reduction_output,
     same_as_out,
@@ -36,10 +41,6 @@ from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
 Dims = int | Sequence[int] | None
-
-
-def _is_float_or_complex(dtype: DType) -> bool:
-    return dtype.is_floating_point or dtype.is_complex
 
 
 # --- sum, nansum ---------------------------------------------------------------------------
@@ -54,6 +55,20 @@ sum_dim_out = defop(
 )
 
 
+@Reduction
+def _sum_meta(
+    self: TensorImpl, out: TensorImpl | None, dim: Dims, keepdim: bool, dtype: DType | None
+) -> Plan:
+    """Torch: TORCH_META_FUNC2(sum, dim_IntList) (the result dtype: ints give int64), and the
+    CPU kernel's dtype switch."""
+    result_dtype = dtype_from_optional(self, dtype, out)
+    dims = reduction_dims(dim, self.ndim)
+    p = plan(self, dims, keepdim, result_dtype, out, accumulate_dtype(result_dtype))
+    if has_data(self) and result_dtype is complex32 and geometry.numel(self._size):
+        raise not_implemented("sum_cpu", result_dtype)
+    return p
+
+
 def _sum(
     self: TensorImpl,
     dim: Dims,
@@ -62,24 +77,16 @@ def _sum(
     out: TensorImpl | None,
     nan_as_zero: bool,
 ) -> Any:
-    """Sum (`nan_as_zero`: nansum) over `dim`, in torch's result dtype (ints: int64).
-
-    Torch: sum_out / nansum_out (ReduceOps.cpp): the input is cast to the result dtype
-    first; float16/bfloat16 accumulate in float32 and round once (see accumulate_dtype).
-    """
-    result_dtype = dtype_from_optional(self, dtype, out)
-    dims = reduction_dims(dim, self.ndim)
-    shape = reduction_output(self, dims, keepdim, result_dtype, out)
-    if not has_data(self):
-        return finish(self, None, shape, result_dtype, out)
-    if result_dtype is complex32 and geometry.numel(self._size):
-        raise not_implemented("sum_cpu", result_dtype)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    a = input_array(self, accumulate_dtype(result_dtype))
-    if nan_as_zero and accumulate_dtype(result_dtype).is_floating_point:
+    """Sum (`nan_as_zero`: nansum) over `dim`. Torch: sum_out / nansum_out (ReduceOps.cpp): the
+    input is read in the accumulation dtype (float16: float32), then rounded once."""
+    p = _sum_meta(self, out, dim, keepdim, dtype)
+    if p.backend is None:
+        return p.finish(None, out)
+    xp = p.xp
+    a = p.read(self)
+    if nan_as_zero and p.compute.is_floating_point:
         a = xp.where(xp.isnan(a), xp.zeros_like(a), a)
-    values = xp.sum(a, axis=axes(self, dims), dtype=a.dtype, keepdims=keepdim)
-    return finish(self, values, shape, result_dtype, out)
+    return p.finish(xp.sum(a, axis=p.axis, dtype=a.dtype, keepdims=keepdim), out)
 
 
 @implements(sum_dim)
@@ -154,6 +161,33 @@ mean_out = defop(
 )
 
 
+@Reduction
+def _mean_meta(
+    self: TensorImpl, out: TensorImpl | None, dim: Dims, keepdim: bool, dtype: DType | None
+) -> Plan:
+    """Torch: TORCH_META_FUNC2(mean, dim) (the dtype must be floating point or complex)."""
+    in_dtype = self._dtype if dtype is None else dtype
+    if not is_float_or_complex(in_dtype):
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(
+            "mean(): could not infer output dtype. "
+            f"{which} dtype must be either a floating point or complex dtype. "
+            f"Got: {in_dtype.scalar_name}"
+        )
+    result_dtype = dtype_from_optional(self, dtype, out)
+    dims = reduction_dims(dim, self.ndim)
+    p = plan(self, dims, keepdim, result_dtype, out, accumulate_dtype(result_dtype))
+    if not is_float_or_complex(result_dtype):
+        # torch: the kernel's `result.div_(count)` into an integer out= refuses the float.
+        raise RuntimeError(
+            f"result type {get_default_dtype().scalar_name} can't be cast to the desired "
+            f"output type {result_dtype.scalar_name}"
+        )
+    if has_data(self) and result_dtype is complex32 and geometry.numel(self._size):
+        raise not_implemented("sum_cpu", result_dtype)
+    return p
+
+
 @implements(mean_dim)
 @implements(mean_out)
 def mean_dim_kernel(
@@ -166,42 +200,16 @@ def mean_dim_kernel(
 ) -> Any:
     """The mean over `dim`: the sum in the result dtype, divided by the count (0/0: nan).
 
-    Torch: TORCH_META_FUNC2(mean, dim) checks the dtype; the CPU kernel is
-    `sum_out(result, self, dim, keepdim, dtype).div_(count)`, so float16 rounds the sum
-    before dividing.
+    Torch: the CPU kernel is `sum_out(result, self, dim, keepdim, dtype).div_(count)`, so
+    float16 rounds the sum before dividing.
     """
-    in_dtype = self._dtype if dtype is None else dtype
-    if not _is_float_or_complex(in_dtype):
-        which = "Input" if dtype is None else "Optional"
-        raise RuntimeError(
-            "mean(): could not infer output dtype. "
-            f"{which} dtype must be either a floating point or complex dtype. "
-            f"Got: {in_dtype.scalar_name}"
-        )
-    result_dtype = dtype_from_optional(self, dtype, out)
-    dims = reduction_dims(dim, self.ndim)
-    shape = reduction_output(self, dims, keepdim, result_dtype, out)
-    if not _is_float_or_complex(result_dtype):
-        # torch: the kernel's `result.div_(count)` into an integer out= refuses the float.
-        raise RuntimeError(
-            f"result type {get_default_dtype().scalar_name} can't be cast to the desired "
-            f"output type {result_dtype.scalar_name}"
-        )
-    if not has_data(self):
-        return finish(self, None, shape, result_dtype, out)
-    if result_dtype is complex32 and geometry.numel(self._size):
-        raise not_implemented("sum_cpu", result_dtype)
-    backend = self._storage.backend
-    xp = backend.xp  # type: ignore[union-attr]  # has_data
-    total = xp.sum(
-        input_array(self, accumulate_dtype(result_dtype)), axis=axes(self, dims), keepdims=keepdim
-    )
-    count = 1
-    for d in dims:
-        count *= self._size[d]
-    total = finish(self, total, shape, result_dtype, None)  # rounded to the result dtype
-    values = array_of(total) / xp.asarray(count, dtype=array_of(total).dtype)
-    return finish(self, values, shape, result_dtype, out)
+    p = _mean_meta(self, out, dim, keepdim, dtype)
+    if p.backend is None:
+        return p.finish(None, out)
+    xp = p.xp
+    total = xp.sum(p.read(self), axis=p.axis, keepdims=keepdim)
+    total = cast_to(xp, total, p.dtype, p.backend)  # rounded to the result dtype
+    return p.finish(total / xp.asarray(p.count, dtype=total.dtype), out)
 
 
 mean_default = defop("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor")
@@ -238,7 +246,7 @@ nanmean_out = defop(
 
 
 def _check_nanmean(self: TensorImpl) -> None:
-    if not _is_float_or_complex(self._dtype):
+    if not is_float_or_complex(self._dtype):
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{self._dtype.scalar_name}"
@@ -283,25 +291,32 @@ prod_int_out = defop(
 )
 
 
-def _prod(
-    self: TensorImpl,
-    dims: tuple[int, ...],
-    keepdim: bool,
-    result_dtype: DType,
-    out: TensorImpl | None,
-) -> Any:
-    shape = reduction_output(self, dims, keepdim, result_dtype, out)
-    if not has_data(self):
-        return finish(self, None, shape, result_dtype, out)
-    if result_dtype is complex32 and geometry.numel(self._size):
+@Reduction
+def _prod_meta(
+    self: TensorImpl, out: TensorImpl | None, dim: int | None, keepdim: bool, dtype: DType | None
+) -> Plan:
+    """Torch: TORCH_META_FUNC2(prod, dim_int) (ints give int64), and the kernel's switch."""
+    dims = reduction_dims(dim, self.ndim)
+    result_dtype = dtype_from_optional(self, dtype, out)
+    p = plan(self, dims, keepdim, result_dtype, out, accumulate_dtype(result_dtype))
+    if has_data(self) and result_dtype is complex32 and geometry.numel(self._size):
         raise not_implemented("prod_out_cpu", result_dtype)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    a = input_array(self, accumulate_dtype(result_dtype))
+    return p
+
+
+def _prod(
+    self: TensorImpl, dim: int | None, keepdim: bool, dtype: DType | None, out: TensorImpl | None
+) -> Any:
+    p = _prod_meta(self, out, dim, keepdim, dtype)
+    if p.backend is None:
+        return p.finish(None, out)
+    xp = p.xp
+    a = p.read(self)
     if a.dtype == xp.bool:
-        values = xp.all(a, axis=axes(self, dims), keepdims=keepdim)
+        values = xp.all(a, axis=p.axis, keepdims=keepdim)
     else:
-        values = xp.prod(a, axis=axes(self, dims), dtype=a.dtype, keepdims=keepdim)
-    return finish(self, values, shape, result_dtype, out)
+        values = xp.prod(a, axis=p.axis, dtype=a.dtype, keepdims=keepdim)
+    return p.finish(values, out)
 
 
 @implements(prod_dim)
@@ -316,8 +331,7 @@ def prod_dim_kernel(
 ) -> Any:
     """The product over one dim (integers: int64, wrapping). Torch: prod.int_out in
     ReduceOps.cpp (TORCH_META_FUNC2(prod, dim_int))."""
-    dims = reduction_dims(dim, self.ndim)
-    return _prod(self, dims, keepdim, dtype_from_optional(self, dtype, out), out)
+    return _prod(self, dim, keepdim, dtype, out)
 
 
 prod_default = defop("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor")
@@ -326,9 +340,7 @@ prod_default = defop("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor")
 @implements(prod_default)
 def prod_default_kernel(self: TensorImpl, *, dtype: DType | None) -> Any:
     """The product of every element (empty: 1). Torch: prod in ReduceOps.cpp."""
-    return _prod(
-        self, reduction_dims(None, self.ndim), False, dtype_from_optional(self, dtype, None), None
-    )
+    return _prod(self, None, False, dtype, None)
 
 
 prod_out = defop("prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)")
@@ -343,17 +355,11 @@ def prod_out_kernel(self: TensorImpl, *, dtype: DType | None, out: TensorImpl) -
 # --- amax, amin ----------------------------------------------------------------------------
 
 
-def _extreme(xp: Any, a: Any, axis: tuple[int, ...] | None, keepdim: bool, largest: bool) -> Any:
-    """max/min of `a` over `axis`, NaN propagating; bool as any/all (the standard's max and
-    min take numeric arrays only)."""
-    if a.dtype == xp.bool:
-        return (xp.any if largest else xp.all)(a, axis=axis, keepdims=keepdim)
-    return (xp.max if largest else xp.min)(a, axis=axis, keepdims=keepdim)
-
-
-def _amax_amin(
-    self: TensorImpl, dim: list[int], keepdim: bool, out: TensorImpl | None, largest: bool
-) -> Any:
+@Reduction
+def _amax_amin_meta(
+    self: TensorImpl, out: TensorImpl | None, dim: list[int], keepdim: bool, largest: bool
+) -> Plan:
+    """Torch: TORCH_META_FUNC(amax) / amin, and the kernel's dtype switch."""
     name = "amax" if largest else "amin"
     if out is not None and out._dtype is not self._dtype:
         raise RuntimeError(
@@ -363,15 +369,20 @@ def _amax_amin(
         )
     dims = reduction_dims(dim, self.ndim)
     check_nonzero_dims(self, dim, f"{name}()")
-    shape = reduction_output(self, dims, keepdim, self._dtype, out)
-    if not has_data(self):
-        return finish(self, None, shape, self._dtype, out)
-    if self._dtype.is_complex and geometry.numel(self._size):
+    p = plan(self, dims, keepdim, self._dtype, out)
+    if has_data(self) and self._dtype.is_complex and geometry.numel(self._size):
         # torch: the kernel (and its dtype switch) runs only when there are elements.
         raise not_implemented("max_values_cpu" if largest else "min_values_cpu", self._dtype)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    values = _extreme(xp, array_of(self), axes(self, dims), keepdim, largest)
-    return finish(self, values, shape, self._dtype, out)
+    return p
+
+
+def _amax_amin(
+    self: TensorImpl, dim: list[int], keepdim: bool, out: TensorImpl | None, largest: bool
+) -> Any:
+    p = _amax_amin_meta(self, out, dim, keepdim, largest)
+    if p.backend is None:
+        return p.finish(None, out)
+    return p.finish(extreme(p.xp, array_of(self), p.axis, keepdim, largest), out)
 
 
 amax = defop("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor")
@@ -430,6 +441,21 @@ def aminmax_kernel(
     Torch: TORCH_META_FUNC(aminmax) and aminmax_out in ReduceOps.cpp; an empty input has no
     identity to start from.
     """
+    p = _aminmax_meta(self, None if min is None and max is None else (min, max), dim, keepdim)
+    if p.backend is None:
+        return p.finish(None, min), p.finish(None, max)
+    xp = p.xp
+    a = array_of(self)
+    low = p.finish(extreme(xp, a, p.axis, keepdim, False), min)
+    high = p.finish(extreme(xp, a, p.axis, keepdim, True), max)
+    return low, high
+
+
+@Reduction
+def _aminmax_meta(
+    self: TensorImpl, outs: tuple[TensorImpl | None, ...] | None, dim: int | None, keepdim: bool
+) -> Plan:
+    """Torch: TORCH_META_FUNC(aminmax), and the kernel's dtype switch."""
     dims = reduction_dims(dim, self.ndim)
     if dim is None:
         if geometry.numel(self._size) == 0:
@@ -439,39 +465,37 @@ def aminmax_kernel(
             )
     else:
         check_nonzero_dims(self, dim, "aminmax", wrapped=True)
-    shape = reduction_output(self, dims, keepdim, self._dtype, min)
-    reduction_output(self, dims, keepdim, self._dtype, max)
-    if not has_data(self):
-        return (
-            finish(self, None, shape, self._dtype, min),
-            finish(self, None, shape, self._dtype, max),
-        )
-    if self._dtype.is_complex and geometry.numel(self._size):
+    low, high = outs or (None, None)
+    p = plan(self, dims, keepdim, self._dtype, low)
+    reduction_output(self, dims, keepdim, self._dtype, high)
+    if has_data(self) and self._dtype.is_complex and geometry.numel(self._size):
         raise not_implemented("aminmax_cpu", self._dtype)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    a = array_of(self)
-    axis = axes(self, dims)
-    low = finish(self, _extreme(xp, a, axis, keepdim, False), shape, self._dtype, min)
-    high = finish(self, _extreme(xp, a, axis, keepdim, True), shape, self._dtype, max)
-    return low, high
+    return p
 
 
 # --- max, min (full and over a dim) --------------------------------------------------------
 
 
-def _max_min_all(self: TensorImpl, largest: bool) -> Any:
+@Reduction
+def _max_min_all_meta(self: TensorImpl, out: None, largest: bool) -> Plan:
+    """Torch: max / min in TensorCompare.cpp (no identity: an empty input raises)."""
     name = "max" if largest else "min"
     if geometry.numel(self._size) == 0:
         raise RuntimeError(
             f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
             "Specify the reduction dim with the 'dim' argument."
         )
-    if not has_data(self):
-        return finish(self, None, (), self._dtype, None)
-    if self._dtype.is_complex:
+    p = plan(self, reduction_dims(None, self.ndim), False, self._dtype, None)
+    if has_data(self) and self._dtype.is_complex:
         raise not_implemented(f"{name}_all", self._dtype)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    return finish(self, _extreme(xp, array_of(self), None, False, largest), (), self._dtype, None)
+    return p
+
+
+def _max_min_all(self: TensorImpl, largest: bool) -> Any:
+    p = _max_min_all_meta(self, None, largest)
+    if p.backend is None:
+        return p.finish(None, None)
+    return p.finish(extreme(p.xp, array_of(self), None, False, largest), None)
 
 
 max_default = defop("max(Tensor self) -> Tensor")
@@ -535,35 +559,35 @@ def _max_min_dim(
 
     Torch: TORCH_PRECOMPUTE_META_FUNC2(max, dim) in TensorCompare.cpp.
     """
+    outs = None if values_out is None and indices_out is None else (values_out, indices_out)
+    p = _max_min_dim_meta(self, outs, dim, keepdim, largest)
+    if p.backend is None:
+        return p.finish(None, values_out), finish_as(p, None, int64, indices_out)
+    xp = p.xp
+    a = array_of(self)
+    values = extreme(xp, a, p.axis, keepdim, largest)
+    indices = arg_extreme(xp, a, p.dims[0] if self._size else None, keepdim, largest)
+    return p.finish(values, values_out), finish_as(p, indices, int64, indices_out)
+
+
+@Reduction
+def _max_min_dim_meta(
+    self: TensorImpl,
+    outs: tuple[TensorImpl | None, ...] | None,
+    dim: int,
+    keepdim: bool,
+    largest: bool,
+) -> Plan:
+    """Torch: TORCH_PRECOMPUTE_META_FUNC2(max, dim) / min in TensorCompare.cpp."""
     name = "max" if largest else "min"
     if self._dtype.is_complex:
         raise RuntimeError(f"{name}(): does not support complex input")
     dims = reduction_dims(dim, self.ndim)
     check_nonzero_dims(self, dim, f"{name}()", wrapped=True)
-    shape = reduction_output(self, dims, keepdim, self._dtype, values_out)
+    values_out, indices_out = outs or (None, None)
+    p = plan(self, dims, keepdim, self._dtype, values_out)
     reduction_output(self, dims, keepdim, int64, indices_out)
-    if not has_data(self):
-        return (
-            finish(self, None, shape, self._dtype, values_out),
-            finish(self, None, shape, int64, indices_out),
-        )
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    a = array_of(self)
-    values = _extreme(xp, a, axes(self, dims), keepdim, largest)
-    indices = _arg_extreme(xp, a, dims[0] if self._size else None, keepdim, largest)
-    return (
-        finish(self, values, shape, self._dtype, values_out),
-        finish(self, indices, shape, int64, indices_out),
-    )
-
-
-def _arg_extreme(xp: Any, a: Any, axis: int | None, keepdim: bool, largest: bool) -> Any:
-    """The first index of the max (min), NaN counting as the largest; bool through uint8."""
-    if a.dtype == xp.bool:
-        a = xp.astype(a, xp.uint8)
-    if axis is None and a.ndim == 0:
-        return xp.zeros((), dtype=xp.int64)
-    return (xp.argmax if largest else xp.argmin)(a, axis=axis, keepdims=keepdim)
+    return p
 
 
 max_dim = defop(
@@ -616,10 +640,11 @@ def min_dim_kernel(
 # --- argmax, argmin ------------------------------------------------------------------------
 
 
-def _argmax_argmin(
-    self: TensorImpl, dim: int | None, keepdim: bool, out: TensorImpl | None, largest: bool
-) -> Any:
-    """Torch: TORCH_META_FUNC(argmax) / argmin and argmax_argmin_impl in ReduceOps.cpp."""
+@Reduction
+def _argmax_argmin_meta(
+    self: TensorImpl, out: TensorImpl | None, dim: int | None, keepdim: bool, largest: bool
+) -> Plan:
+    """Torch: TORCH_META_FUNC(argmax) / argmin in ReduceOps.cpp."""
     name = "argmax" if largest else "argmin"
     if self._dtype.is_complex:
         raise RuntimeError(f"{name}(): does not support complex input")
@@ -634,16 +659,23 @@ def _argmax_argmin(
     else:
         dims = reduction_dims(dim, self.ndim)
         check_nonzero_dims(self, dim, f"{name}()", wrapped=True)
-    shape = reduction_output(self, dims, keepdim, int64, out)
-    if not has_data(self):
-        return finish(self, None, shape, int64, out)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
+    return plan(self, dims, keepdim, int64, out)
+
+
+def _argmax_argmin(
+    self: TensorImpl, dim: int | None, keepdim: bool, out: TensorImpl | None, largest: bool
+) -> Any:
+    """Torch: argmax_argmin_impl in ReduceOps.cpp (the first index of the extreme)."""
+    p = _argmax_argmin_meta(self, out, dim, keepdim, largest)
+    if p.backend is None:
+        return p.finish(None, out)
+    xp = p.xp
     a = array_of(self)
     if dim is None:
-        index = _arg_extreme(xp, xp.reshape(a, (-1,)), 0 if a.ndim else None, False, largest)
+        index = arg_extreme(xp, xp.reshape(a, (-1,)), 0 if a.ndim else None, False, largest)
     else:
-        index = _arg_extreme(xp, a, dims[0] if self._size else None, keepdim, largest)
-    return finish(self, index, shape, int64, out)
+        index = arg_extreme(xp, a, p.dims[0] if self._size else None, keepdim, largest)
+    return p.finish(index, out)
 
 
 argmax = defop("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
@@ -679,14 +711,16 @@ def argmin_kernel(
 # --- any, all ------------------------------------------------------------------------------
 
 
-def _any_all(
-    self: TensorImpl, dims: tuple[int, ...], keepdim: bool, out: TensorImpl | None, is_any: bool
-) -> Any:
-    """Whether any (all) elements over `dims` are nonzero; uint8 inputs give uint8.
-
-    Torch: allany_meta in ReduceOps.cpp: the result is bool (uint8 for uint8 inputs); `out`
-    may be bool or uint8.
-    """
+@Reduction
+def _any_all_meta(
+    self: TensorImpl,
+    out: TensorImpl | None,
+    dim: int | list[int] | None,
+    keepdim: bool,
+    is_any: bool,
+) -> Plan:
+    """Torch: allany_meta in ReduceOps.cpp: the result is bool (uint8 for uint8 inputs);
+    `out` may be bool or uint8. None reduces every dim, [] none (any.dims / all.dims)."""
     name = "any" if is_any else "all"
     result_dtype = uint8 if self._dtype is uint8 else bool_
     if out is not None:
@@ -695,26 +729,32 @@ def _any_all(
                 f"{name} only supports bool tensor for result, got: {out._dtype.scalar_name}"
             )
         result_dtype = out._dtype
-    shape = reduction_output(self, dims, keepdim, result_dtype, out)
-    if not has_data(self):
-        return finish(self, None, shape, result_dtype, out)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
+    dims = () if isinstance(dim, Sequence) and not dim else reduction_dims(dim, self.ndim)
     # torch: a uint8 result makes the iterator's common dtype uint8: the input is converted
     # first (0.5 becomes 0, 256 becomes 0), then tested.
-    a = input_array(self, uint8) if result_dtype is uint8 else array_of(self)
+    compute = uint8 if result_dtype is uint8 else self._dtype
+    return plan(self, dims, keepdim, result_dtype, out, compute)
+
+
+def _any_all(
+    self: TensorImpl,
+    dim: int | list[int] | None,
+    keepdim: bool,
+    out: TensorImpl | None,
+    is_any: bool,
+) -> Any:
+    """Whether any (all) elements over `dim` are nonzero; uint8 inputs give uint8."""
+    p = _any_all_meta(self, out, dim, keepdim, is_any)
+    if p.backend is None:
+        return p.finish(None, out)
+    xp = p.xp
+    a = p.read(self)
     nonzero = a if a.dtype == xp.bool else a != xp.zeros((), dtype=a.dtype)
-    if not dims and self._size:
+    if not p.dims and self._size:
         values = nonzero  # an empty dim list reduces nothing
     else:
-        values = (xp.any if is_any else xp.all)(nonzero, axis=axes(self, dims), keepdims=keepdim)
-    return finish(self, values, shape, result_dtype, out)
-
-
-def _dims_or_none(dim: list[int] | None, ndim: int) -> tuple[int, ...]:
-    # torch: any.dims / all.dims: None reduces every dim, [] none (the identity).
-    if dim is not None and len(dim) == 0:
-        return ()
-    return reduction_dims(dim, ndim)
+        values = (xp.any if is_any else xp.all)(nonzero, axis=p.axis, keepdims=keepdim)
+    return p.finish(values, out)
 
 
 def _register_any_all(name: str, is_any: bool) -> None:
@@ -722,19 +762,19 @@ def _register_any_all(name: str, is_any: bool) -> None:
 
     def reduce_all(self: TensorImpl, *, out: TensorImpl | None = None) -> Any:
         """Whether any (all) elements are nonzero. Torch: any / all (and .all_out)."""
-        return _any_all(self, reduction_dims(None, self.ndim), False, out, is_any)
+        return _any_all(self, None, False, out, is_any)
 
     def reduce_dim(
         self: TensorImpl, dim: int, keepdim: bool, *, out: TensorImpl | None = None
     ) -> Any:
         """Over one dim. Torch: any.dim / all.dim (and .out)."""
-        return _any_all(self, reduction_dims(dim, self.ndim), keepdim, out, is_any)
+        return _any_all(self, dim, keepdim, out, is_any)
 
     def reduce_dims(
         self: TensorImpl, dim: list[int] | None, keepdim: bool, *, out: TensorImpl | None = None
     ) -> Any:
         """Over dims (None: all; []: none). Torch: any.dims / all.dims (and .dims_out)."""
-        return _any_all(self, _dims_or_none(dim, self.ndim), keepdim, out, is_any)
+        return _any_all(self, dim, keepdim, out, is_any)
 
     implements(defop(f"{name}(Tensor self) -> Tensor"))(reduce_all)
     implements(defop(f"{name}.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"))(reduce_all)

@@ -23,13 +23,18 @@ from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import (
+    Plan,
+    Reduction,
     accumulate_dtype,
     axes,
     check_out_dtype,
     finish,
+    finish_as,
     has_data,
     implements,
     input_array,
+    is_float_or_complex,
+    plan,
     reduced_shape,
     reduction_dims,
     reduction_output,
@@ -39,10 +44,6 @@ from refimpl.ops._reduction import (
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
-
-
-def _is_float_or_complex(dtype: DType) -> bool:
-    return dtype.is_floating_point or dtype.is_complex
 
 
 def _count(self: TensorImpl, dims: Sequence[int]) -> int:
@@ -108,8 +109,40 @@ def _moments(
 
 
 def _check_float(self: TensorImpl, what: str) -> None:
-    if not _is_float_or_complex(self._dtype):
+    if not is_float_or_complex(self._dtype):
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
+
+
+@Reduction
+def _var_std_meta(
+    self: TensorImpl, out: TensorImpl | None, dim: Sequence[int] | None, keepdim: bool
+) -> Plan:
+    """Torch: std_var_out's checks in ReduceOps.cpp (the result is real; `out` may be any
+    dtype the real result casts to)."""
+    _check_float(self, "std and var")
+    real = to_real(self._dtype)
+    if out is not None and not can_cast(real, out._dtype):
+        raise RuntimeError(
+            f"result type {real.scalar_name} can't be cast to the desired output type "
+            f"{out._dtype.scalar_name}"
+        )
+    result_dtype = real if out is None else out._dtype
+    dims = reduction_dims(dim, self.ndim)
+    if (
+        has_data(self)
+        and result_dtype in (float32, float64)
+        and self._dtype.is_floating_point
+        and self._dtype.itemsize == 2
+        and geometry.numel(self._size) > 0
+        and geometry.numel(reduced_shape(self._size, dims, False)) == 1
+    ):
+        # torch: std_var_out's one-element fast path (std_var_all_cpu) takes a float or
+        # double result and refuses a float16/bfloat16 input there.
+        raise RuntimeError(f"std_var_all: Unsupported dtype {self._dtype.scalar_name}")
+    # torch reduces a complex input's parts into temporaries before `out` is resized, so
+    # their warnings come first (see _var_std); a real input's `out` is resized here.
+    late = has_data(self) and self._dtype.is_complex
+    return plan(self, dims, keepdim, result_dtype, None if late else out)
 
 
 def _var_std(
@@ -120,40 +153,24 @@ def _var_std(
     out: TensorImpl | None,
     take_sqrt: bool,
 ) -> Any:
-    """Torch: std_var_out in ReduceOps.cpp (the result is real; `out` may be any dtype the
-    real result casts to)."""
-    _check_float(self, "std and var")
-    real = to_real(self._dtype)
-    if out is not None and not can_cast(real, out._dtype):
-        raise RuntimeError(
-            f"result type {real.scalar_name} can't be cast to the desired output type "
-            f"{out._dtype.scalar_name}"
-        )
-    result_dtype = real if out is None else out._dtype
-    dims = reduction_dims(dim, self.ndim)
-    if not has_data(self):
-        shape = reduction_output(self, dims, keepdim, result_dtype, out)
-        return finish(self, None, shape, result_dtype, out)
-    if (
-        result_dtype in (float32, float64)
-        and self._dtype.is_floating_point
-        and self._dtype.itemsize == 2
-        and geometry.numel(self._size) > 0
-        and geometry.numel(reduced_shape(self._size, dims, False)) == 1
-    ):
-        # torch: std_var_out's one-element fast path (std_var_all_cpu) takes a float or
-        # double result and refuses a float16/bfloat16 input there.
-        raise RuntimeError(f"std_var_all: Unsupported dtype {self._dtype.scalar_name}")
-    # torch reduces a complex input's parts into temporaries before `out` is resized, so
-    # their warnings come first; a real input's `out` is resized first.
-    if not self._dtype.is_complex:
-        shape = reduction_output(self, dims, keepdim, result_dtype, out)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    variance, _ = _moments(self, dims, correction, keepdim, "std" if take_sqrt else "var")
-    values = xp.sqrt(variance) if take_sqrt else variance
-    if self._dtype.is_complex:
-        shape = reduction_output(self, dims, keepdim, result_dtype, out)
-    return finish(self, values, shape, result_dtype, out)
+    """Torch: std_var_out in ReduceOps.cpp."""
+    p = _var_std_meta(self, out, dim, keepdim)
+    if p.backend is None:
+        return p.finish(None, out)
+    variance, _ = _moments(self, p.dims, correction, keepdim, "std" if take_sqrt else "var")
+    values = p.xp.sqrt(variance) if take_sqrt else variance
+    if out is not None and self._dtype.is_complex:
+        reduction_output(self, p.dims, keepdim, p.dtype, out)
+    return p.finish(values, out)
+
+
+@Reduction
+def _var_std_mean_meta(
+    self: TensorImpl, out: None, dim: Sequence[int] | None, keepdim: bool, name: str
+) -> Plan:
+    """Torch: std_var_mean_out's checks in ReduceOps.cpp (the first result is real)."""
+    _check_float(self, name)
+    return plan(self, reduction_dims(dim, self.ndim), keepdim, to_real(self._dtype), None)
 
 
 def _var_std_mean(
@@ -165,16 +182,12 @@ def _var_std_mean(
 ) -> Any:
     """Torch: std_var_mean_out in ReduceOps.cpp: (var or std, mean) in one pass."""
     name = "std_mean" if take_sqrt else "var_mean"
-    _check_float(self, name)
-    dims = reduction_dims(dim, self.ndim)
-    shape = reduced_shape(self._size, dims, keepdim)
-    real = to_real(self._dtype)
-    if not has_data(self):
-        return finish(self, None, shape, real, None), finish(self, None, shape, self._dtype, None)
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    variance, mean = _moments(self, dims, correction, keepdim, name)
-    values = xp.sqrt(variance) if take_sqrt else variance
-    return finish(self, values, shape, real, None), finish(self, mean, shape, self._dtype, None)
+    p = _var_std_mean_meta(self, None, dim, keepdim, name)
+    if p.backend is None:
+        return p.finish(None, None), finish_as(p, None, self._dtype, None)
+    variance, mean = _moments(self, p.dims, correction, keepdim, name)
+    values = p.xp.sqrt(variance) if take_sqrt else variance
+    return p.finish(values, None), finish_as(p, mean, self._dtype, None)
 
 
 def _correction(unbiased: bool) -> int:
@@ -323,7 +336,7 @@ def logsumexp_kernel(
         )
     if out is not None:
         result_dtype = out._dtype
-    elif _is_float_or_complex(self._dtype):
+    elif is_float_or_complex(self._dtype):
         result_dtype = self._dtype
     else:
         result_dtype = get_default_dtype()
@@ -332,7 +345,7 @@ def logsumexp_kernel(
     if not has_data(self):
         return finish(self, None, shape, result_dtype, out)
     xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    compute = _compute_dtype(self._dtype if _is_float_or_complex(self._dtype) else result_dtype)
+    compute = _compute_dtype(self._dtype if is_float_or_complex(self._dtype) else result_dtype)
     a = input_array(self, compute)
     axis = axes(self, dims)
     if _count(self, dims) == 0 or geometry.numel(self._size) == 0:
@@ -473,10 +486,10 @@ def linalg_vector_norm_kernel(
     Torch: TORCH_META_FUNC(linalg_vector_norm) in LinearAlgebra.cpp: the input (and `dtype`)
     must be floating or complex, a complex input wants a complex `dtype`.
     """
-    if not _is_float_or_complex(self._dtype):
+    if not is_float_or_complex(self._dtype):
         raise _vector_norm_dtype_error(self._dtype)
     if dtype is not None:
-        if not _is_float_or_complex(dtype):
+        if not is_float_or_complex(dtype):
             raise RuntimeError(
                 "linalg.vector_norm: dtype should be floating point or complex, but got "
                 f"{dtype.scalar_name}"
@@ -499,12 +512,12 @@ def _norm(
 ) -> Any:
     """The aten norm ops. Torch: norm_out / TORCH_META_FUNC2(norm, ScalarOpt_dim) in
     ReduceOps.cpp (p None is 2)."""
-    if not _is_float_or_complex(self._dtype):
+    if not is_float_or_complex(self._dtype):
         raise RuntimeError(
             "norm(): input dtype should be either floating point or complex. Got "
             f"{self._dtype.scalar_name} instead."
         )
-    if dtype is not None and not _is_float_or_complex(dtype):
+    if dtype is not None and not is_float_or_complex(dtype):
         raise RuntimeError(
             "norm(): the desired output dtype should be either floating point or complex. Got "
             f"{dtype.scalar_name} instead."
@@ -620,7 +633,7 @@ def _renorm(self: TensorImpl, p: Scalar, dim: int, maxnorm: Scalar, out: TensorI
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
     d = geometry.wrap_dim(dim, self.ndim)
     shape = self._size
-    if not _is_float_or_complex(self._dtype):
+    if not is_float_or_complex(self._dtype):
         # torch: renorm's kernel computes the norms with linalg_vector_norm, which refuses.
         raise _vector_norm_dtype_error(self._dtype)
     if out is not None:

@@ -22,6 +22,7 @@ from refimpl.core.tensor import (
     TensorImpl,
     make_tensor,
     make_view,
+    requires_grad,
     resize_for_output,
     set_geometry,
 )
@@ -505,7 +506,7 @@ def resize__kernel(self: TensorImpl, size: list[int], *, memory_format: Any) -> 
     change. Differs: torch sets the sizes before its checks fail (a negative size, a bad
     memory format); refimpl checks first and leaves `self` unchanged.
     """
-    if self._requires_grad:
+    if requires_grad(self):
         # torch: resize_ in torch/csrc/autograd/VariableTypeManual.cpp.
         raise RuntimeError("cannot resize variables that require grad")
     new_size = tuple(size)

@@ -1,0 +1,200 @@
+"""Tensor's autograd methods: requires_grad, grad, grad_fn, backward, hooks, detach.
+
+Torch: torch/_tensor.py (backward, register_hook, retain_grad, register_post_accumulate_grad_hook)
+and the TensorBase getters and setters of torch/csrc/autograd/python_variable.cpp
+(requires_grad, grad, grad_fn, is_leaf, data, output_nr, retains_grad).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from refimpl.autograd import gradients
+from refimpl.autograd.graph import RemovableHandle, add_hook, grad_accumulator
+from refimpl.autograd.variable import (
+    AutogradMeta,
+    clear_history,
+    grad_fn,
+    meta_of,
+    set_requires_grad,
+)
+from refimpl.core.tensor import TensorImpl, requires_grad, set_data
+from refimpl.ops import aten, data
+
+
+class AutogradMethods:
+    """The autograd half of refimpl.Tensor."""
+
+    __slots__ = ()
+
+    @property
+    def requires_grad(self: Any) -> bool:
+        return requires_grad(self)
+
+    @requires_grad.setter
+    def requires_grad(self: Any, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self: Any, requires_grad: bool = True) -> Any:
+        """Set whether autograd records operations on this leaf. Torch: requires_grad_."""
+        if grad_fn(self) is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require "
+                    "differentiation use var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        set_requires_grad(self, requires_grad)
+        return self
+
+    @property
+    def grad_fn(self: Any) -> Any:
+        return grad_fn(self)
+
+    @property
+    def is_leaf(self: Any) -> bool:
+        return grad_fn(self) is None
+
+    @property
+    def output_nr(self: Any) -> int:
+        meta: AutogradMeta | None = self._autograd_meta
+        return 0 if meta is None else meta.output_nr
+
+    @property
+    def grad(self: Any) -> Any:
+        meta: AutogradMeta | None = self._autograd_meta
+        if meta is None:
+            return None
+        if meta.grad_fn is not None and not meta.retains_grad and meta.grad is None:
+            _warn_non_leaf_grad()
+        return meta.grad
+
+    @grad.setter
+    def grad(self: Any, value: Any) -> None:
+        # torch: THPVariable_set_grad checks the new gradient's type, device and shape.
+        if value is not None:
+            if not isinstance(value, TensorImpl):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._storage.device != self._storage.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if value._size != self._size:
+                raise RuntimeError("assigned grad has data of a different size")
+        elif self._autograd_meta is None:
+            return
+        meta_of(self).grad = value
+
+    @property
+    def retains_grad(self: Any) -> bool:
+        meta: AutogradMeta | None = self._autograd_meta
+        return meta is not None and meta.retains_grad
+
+    def retain_grad(self: Any) -> None:
+        """Keep this non-leaf's gradient in `.grad`. Torch: Tensor.retain_grad."""
+        if not requires_grad(self):
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        meta = meta_of(self)
+        node = meta.grad_fn
+        if node is None or meta.retains_grad:
+            return
+        tensor = self
+
+        def retain(grad: Any) -> None:
+            # torch: the retains_grad hook keeps a copy, then adds later gradients to it.
+            current = meta_of(tensor).grad
+            if current is None:
+                meta_of(tensor).grad = aten.clone.default(grad)
+            else:
+                meta_of(tensor).grad = aten.add.Tensor(current, grad)
+
+        node._retains_grad_hooks[meta.output_nr] = retain
+        meta.retains_grad = True
+
+    def register_hook(self: Any, hook: Callable[[Any], Any]) -> RemovableHandle:
+        """`hook(grad)` whenever this tensor's gradient is computed; a non-None return
+        replaces it. Torch: Tensor.register_hook."""
+        if not requires_grad(self):
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        meta = meta_of(self)
+        if meta.grad_fn is None:
+            grad_accumulator(self)  # torch: the leaf's accumulator exists from here on
+            return add_hook(meta.hooks, hook)
+        return meta.grad_fn.add_tensor_pre_hook(meta.output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self: Any, hook: Callable[[Any], Any]) -> RemovableHandle:
+        """`hook(tensor)` after a gradient was added into this leaf's `.grad`. Torch:
+        Tensor.register_post_accumulate_grad_hook."""
+        if not requires_grad(self):
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient"
+            )
+        if grad_fn(self) is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        return add_hook(meta_of(self).post_accumulate_grad_hooks, hook)
+
+    def backward(
+        self: Any,
+        gradient: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Accumulate this tensor's gradient into the leaves. Torch: Tensor.backward."""
+        gradients.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self: Any) -> Any:
+        """A tensor sharing storage and version counter, outside autograd. Torch: detach."""
+        return aten.detach.default(self)
+
+    def detach_(self: Any) -> Any:
+        """Make this tensor a leaf that does not require grad. Torch: detach_."""
+        if self._base is not None and requires_grad(self._base):
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the Optimizer."
+                "zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        clear_history(self)
+        return self
+
+    @property
+    def data(self: Any) -> Any:
+        """A tensor sharing storage but not history or version counter. Torch: Tensor.data."""
+        return data.alias_detached(self, share_version=False)
+
+    @data.setter
+    def data(self: Any, value: Any) -> None:
+        # torch: THPVariable_set_data (VariableHooks::set_data): the tensor takes the new
+        # data's storage, dtype and geometry, keeping its own autograd state.
+        if not isinstance(value, TensorImpl):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        set_data(self, value)
+
+
+def _warn_non_leaf_grad() -> None:
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+        ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+        "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+        "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+        "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+        "informations. (Triggered internally at "
+        "/pytorch/build/aten/src/ATen/core/TensorBody.h:489.)",
+        UserWarning,
+        stacklevel=3,
+    )

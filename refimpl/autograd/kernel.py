@@ -1,0 +1,305 @@
+"""The Autograd kernels: record a node for each op whose inputs require grad, then run the op
+below autograd.
+
+Torch: the kernels torchgen generates into torch/csrc/autograd/generated/VariableType_*.cpp
+(registered at the Autograd alias key), and the boxed autogradNotImplementedFallback of
+torch/csrc/autograd/autograd_not_implemented_fallback.cpp. Here one function makes the kernel
+of any overload from its derivative entry (ops/_derivative.py), deciding at registration which
+arguments are differentiable inputs, what each formula saves and which outputs get history;
+`register_autograd_kernels` gives every overload refimpl implements the kernel torch's
+autograd has for it (spec/derivatives.json says which kind).
+
+Every kernel here is `passes_without_grad`: for a call no tensor argument of which requires
+grad, the dispatcher runs the kernel below autograd directly (Note [Autograd skip]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from refimpl._base.keys import (
+    AFTER_AUTOGRAD,
+    AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS,
+    SLOT_INDEX,
+    DispatchKey,
+    DispatchKeySet,
+)
+from refimpl._base.spec import autograd_facts
+from refimpl.autograd.functions import ARGUMENT, FACT, OUTPUT, NodeSpec, save_value
+from refimpl.autograd.grad_mode import GRAD_STATE
+from refimpl.autograd.graph import Node, SavedVariable, gradient_edge
+from refimpl.autograd.variable import AutogradMeta, set_history
+from refimpl.core.tensor import TensorImpl, requires_grad
+from refimpl.dispatch.dispatcher import DISPATCHER
+from refimpl.dispatch.overloads import OpOverload
+from refimpl.dispatch.table import BACKEND_FALLBACKS, KernelRecord
+from refimpl.dispatch.tls import DISPATCH_TLS
+from refimpl.ops import aten
+from refimpl.ops._derivative import DERIVATIVES
+from refimpl.ops._register import registered_overloads
+
+_AFTER_AUTOGRAD: Final = AFTER_AUTOGRAD.raw
+_BELOW_AD_INPLACE_OR_VIEW: Final = AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS.raw
+
+AutogradKernel = Callable[..., Any]
+
+
+def differentiable(t: TensorImpl) -> bool:
+    """Torch: isDifferentiableType: floating point and complex dtypes."""
+    return t._dtype.is_floating_point or t._dtype.is_complex
+
+
+def redispatch_below(
+    op: OpOverload, keyset: DispatchKeySet, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    """Run `op` below autograd, with autograd and ADInplaceOrView excluded for the calls its
+    kernel makes. Torch: at::AutoDispatchBelowADInplaceOrView, then at::redispatch with
+    `ks & c10::after_autograd_keyset`."""
+    tls = DISPATCH_TLS
+    saved = tls.excluded_raw
+    tls.excluded_raw = saved | _BELOW_AD_INPLACE_OR_VIEW
+    try:
+        return op.redispatch_bound(keyset.raw & _AFTER_AUTOGRAD, args, kwargs)
+    finally:
+        tls.excluded_raw = saved
+
+
+def _edges(
+    spec: NodeSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], tuple[tuple[int, int], ...]]:
+    """The next edges (one per tensor of each differentiable input) and each input's span."""
+    edges: list[Any] = []
+    spans = []
+    for d in spec.inputs:
+        value = spec.argument(d.name, args, kwargs)
+        start = len(edges)
+        items = value if d.is_list else (value,)
+        for item in items:
+            edges.append(gradient_edge(item) if isinstance(item, TensorImpl) else None)
+        spans.append((start, len(edges)))
+    return tuple(edges), tuple(spans)
+
+
+def _check_inplace(self: TensorImpl) -> None:
+    """Torch: check_inplace in VariableTypeUtils.h."""
+    meta: AutogradMeta | None = self._autograd_meta
+    if meta is not None and meta.grad_fn is None and meta.requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> AutogradKernel:
+    """The Autograd kernel of `op` from its node spec. Torch: a generated VariableType kernel."""
+    first = spec.inputs[0].name if spec.inputs else ""
+
+    def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        if not GRAD_STATE.enabled:
+            return redispatch_below(op, keyset, args, kwargs)
+        edges, spans = _edges(spec, args, kwargs)
+        if all(edge is None for edge in edges):
+            return redispatch_below(op, keyset, args, kwargs)
+        if inplace:
+            _check_inplace(args[0])
+        needed = [
+            plan
+            for plan in spec.plans
+            if any(edges[i] is not None for p in plan.inputs for i in range(*spans[p]))
+        ]
+        saved: dict[str, Any] = {}
+        for plan in needed:
+            for p in plan.params:
+                if (p.kind == ARGUMENT or p.kind == FACT) and p.name not in saved:
+                    if inplace and p.kind == ARGUMENT and p.source == first:
+                        # torch: an in-place op whose formula reads self's value saves a
+                        # copy made before the write (original_self = self.clone()).
+                        saved[p.name] = SavedVariable(aten.clone.default(args[0]), is_output=False)
+                    else:
+                        saved[p.name] = save_value(p, spec, args, kwargs)
+        result = redispatch_below(op, keyset, args, kwargs)
+        node = spec.node_class(spec, edges, spans, saved)
+        outputs = result if isinstance(result, tuple) else (result,)
+        for i, out in enumerate(outputs):
+            if (
+                isinstance(out, TensorImpl)
+                and differentiable(out)
+                and i not in spec.non_differentiable_outputs
+            ):
+                node.add_input_metadata(out)
+                set_history(out, node, i)
+            else:
+                node.input_metadata.append(None)
+        for plan in needed:
+            for p in plan.params:
+                if p.kind == OUTPUT and p.name not in saved:
+                    saved[p.name] = SavedVariable(
+                        outputs[p.output], is_output=True, output_nr=p.output
+                    )
+        return result
+
+    kernel.__name__ = f"{op.name()}_autograd"
+    return kernel
+
+
+# --- ops autograd has no formula for --------------------------------------------------------
+
+
+class NotImplementedNode(Node):
+    """Torch: torch::autograd::NotImplemented (its name() is the qualified C++ name)."""
+
+    __slots__ = ("_message",)
+
+    def __init__(self, message: str, next_edges: tuple[Any, ...]) -> None:
+        super().__init__(next_edges)
+        self._message = message
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def apply(self, grads: list[Any]) -> list[Any]:
+        raise NotImplementedError(self._message)
+
+
+NotImplementedNode.__name__ = "NotImplemented"
+NotImplementedNode.__qualname__ = "NotImplemented"
+
+
+def not_implemented_fallback(
+    keyset: DispatchKeySet, op: OpOverload, *args: Any, **kwargs: Any
+) -> Any:
+    """Record a node that raises when backward reaches it. Torch:
+    autogradNotImplementedFallback ("derivative for aten::floor_divide is not implemented")."""
+    tensors = [
+        item
+        for value in (*args, *kwargs.values())
+        for item in (value if isinstance(value, (list, tuple)) else (value,))
+        if isinstance(item, TensorImpl)
+    ]
+    if not GRAD_STATE.enabled or not any(requires_grad(t) for t in tensors):
+        return redispatch_below(op, keyset, args, kwargs)
+    name = op.name().partition(".")[0]
+    facts = autograd_facts().get(op.name())
+    message = f"derivative for {name} is not implemented"
+    if facts is not None and facts.category == "formula":
+        message += " (refimpl does not implement this derivative yet; torch does)"
+    edges = tuple(gradient_edge(t) for t in tensors if requires_grad(t))
+    result = redispatch_below(op, keyset, args, kwargs)
+    node = NotImplementedNode(message, edges)
+    outputs = result if isinstance(result, tuple) else (result,)
+    for i, out in enumerate(outputs):
+        if isinstance(out, TensorImpl) and differentiable(out):
+            node.add_input_metadata(out)
+            set_history(out, node, i)
+        else:
+            node.input_metadata.append(None)
+    return result
+
+
+def out_kernel(op: OpOverload) -> AutogradKernel:
+    """Torch: the generated kernel of an out= overload refuses inputs that require grad."""
+    name = op.name().partition("::")[2].partition(".")[0]
+
+    def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        if GRAD_STATE.enabled and _any_requires_grad(args, kwargs):
+            raise RuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
+        return redispatch_below(op, keyset, args, kwargs)
+
+    return kernel
+
+
+def passthrough_kernel(op: OpOverload) -> AutogradKernel:
+    """Torch: the generated kernel of a non-differentiable op: run it, record nothing."""
+
+    def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        return redispatch_below(op, keyset, args, kwargs)
+
+    return kernel
+
+
+def _any_requires_grad(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    for value in (*args, *kwargs.values()):
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, TensorImpl) and requires_grad(item):
+                return True
+    return False
+
+
+# --- registration -----------------------------------------------------------------------------
+
+_AUTOGRAD: Final = DispatchKey.Autograd
+# Every runtime autograd key, as the dispatcher's built-in fallthroughs list them.
+_AUTOGRAD_FALLBACK_KEYS: Final = tuple(
+    key for key in DispatchKey if key.name.startswith("Autograd") and key in SLOT_INDEX
+)
+
+
+def _register(op: OpOverload, kernel: AutogradKernel, what: str) -> None:
+    record = KernelRecord(
+        kernel, f"refimpl autograd ({what})", with_keyset=True, passes_without_grad=True
+    )
+    DISPATCHER.entry(op.name()).register_kernel(_AUTOGRAD, record)
+
+
+def _overload(qualified: str) -> OpOverload:
+    name, _, overload = qualified.partition("::")[2].partition(".")
+    packet = getattr(aten, name)
+    found: OpOverload = getattr(packet, overload or "default")
+    return found
+
+
+def register_autograd_kernels() -> dict[str, str]:
+    """Give each overload refimpl implements the Autograd kernel torch's autograd has for it;
+    the kind per overload, for reports. Torch: the VariableType registrations."""
+    facts = autograd_facts()
+    kinds: dict[str, str] = {}
+    for qualified in registered_overloads():
+        entry = DISPATCHER.find(qualified)
+        if entry is None or entry.kernels_for(DispatchKey.CompositeImplicitAutograd):
+            continue  # a decomposition: its ops record themselves
+        fact = facts.get(qualified)
+        op = _overload(qualified)
+        category = "not_implemented" if fact is None else fact.category
+        if category == "formula" and fact is not None and fact.formula_of in DERIVATIVES:
+            formula_of = fact.formula_of
+            spec = NodeSpec(
+                fact.node or "", _overload(formula_of)._schema, DERIVATIVES[formula_of], fact.saved
+            )
+            first = op._schema.arguments[0] if op._schema.arguments else None
+            inplace = first is not None and first.is_write and not first.kwarg_only
+            _register(op, derivative_kernel(op, spec, inplace), "derivative")
+            kinds[qualified] = "derivative"
+        elif category == "out":
+            _register(op, out_kernel(op), "out=")
+            kinds[qualified] = "out"
+        elif category == "not_differentiable":
+            _register(op, passthrough_kernel(op), "not differentiable")
+            kinds[qualified] = "not_differentiable"
+        else:
+            kinds[qualified] = "fallback"
+    return kinds
+
+
+def register_fallback() -> None:
+    """The autograd keys' backend fallback: NotImplemented nodes. Torch:
+    autogradNotImplementedFallback."""
+    for key in _AUTOGRAD_FALLBACK_KEYS:
+        # It replaces the fallthrough the dispatcher installs while autograd is not loaded.
+        BACKEND_FALLBACKS.deregister(key)
+        BACKEND_FALLBACKS.register(
+            key,
+            KernelRecord(
+                not_implemented_fallback,
+                "refimpl autograd fallback (autogradNotImplementedFallback)",
+                with_keyset=True,
+                boxed=True,
+                passes_without_grad=True,
+            ),
+        )
+
+
+AUTOGRAD_KINDS: Final = register_autograd_kernels()
+register_fallback()
