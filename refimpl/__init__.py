@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 
 # Public modules with torch's paths: refimpl.ops (torch.ops), refimpl.library, refimpl._C.
 from refimpl import _C as _C
+from refimpl import autograd as autograd
 from refimpl import functional as functional
 from refimpl import library as library
 from refimpl import ops as ops
@@ -59,6 +60,14 @@ from refimpl.api import (
     scans,
 )
 from refimpl.api._tensor_str import get_printoptions, set_printoptions
+from refimpl.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 # Each family of operators lists its torch.* names in its module's __all__.
 from refimpl.api.constructions import *

@@ -251,7 +251,7 @@ class TensorOperators:
         # turned into NotImplemented. Torch defines no __imatmul__: `a @= b` rebinds `a`.
         if not isinstance(other, TensorImpl):
             return NotImplemented
-        return aten.matmul.default(self, other)
+        return aten.matmul.default.call_checked((self, other))
 
     def __rmatmul__(self, other: object) -> Any:
         # torch: Tensor.__rmatmul__ in torch/_tensor.py, torch.matmul(other, self).

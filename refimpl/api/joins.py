@@ -75,7 +75,29 @@ __all__: list[str] = [
 ]
 
 # --- joins ---------------------------------------------------------------------------------
-cat = torch_function("cat")
+_cat = torch_function("cat")
+
+
+def cat(*args: Any, **kwargs: Any) -> Any:
+    """The tensors joined along `dim`. Torch: torch.cat (the aten.cat overloads).
+
+    `cat(tensors)` and `cat(tensors, dim)`, with a list or tuple of tensors and an int dim,
+    always bind to cat.default: they enter it with the arguments its binder would return (a
+    new list; dim 0 when omitted). Every other call goes through the binding (`_cat`), which
+    picks the overload or raises torch's TypeError.
+    """
+    if not kwargs and 0 < len(args) <= 2:
+        tensors = args[0]
+        dim = args[1] if len(args) == 2 else 0
+        if (type(tensors) is list or type(tensors) is tuple) and type(dim) is int:
+            for t in tensors:
+                if not isinstance(t, TensorImpl):
+                    break
+            else:
+                return aten.cat.default.call_bound((list(tensors), dim), {})
+    return _cat(*args, **kwargs)
+
+
 _chunk_cat = torch_function("_chunk_cat")
 concat = torch_function("concat")
 concatenate = torch_function("concatenate")

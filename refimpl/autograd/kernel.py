@@ -25,7 +25,7 @@ from refimpl._base.keys import (
     DispatchKey,
     DispatchKeySet,
 )
-from refimpl._base.spec import autograd_facts
+from refimpl._base.spec import AutogradFacts, autograd_facts
 from refimpl.autograd.functions import ARGUMENT, FACT, OUTPUT, NodeSpec, save_value
 from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import Node, SavedVariable, gradient_edge
@@ -251,6 +251,20 @@ def _overload(qualified: str) -> OpOverload:
     return found
 
 
+# torch: the ops of VariableTypeManual.cpp, each as the kind of kernel it amounts to: copy_
+# records CopyBackwards (its formulas are declared with copy_); detach, resize_ and
+# resize_as_ record nothing (resize_ refuses a tensor that requires grad itself).
+_MANUAL: Final[dict[str, tuple[str, AutogradFacts | None]]] = {
+    "aten::copy_": (
+        "formula",
+        AutogradFacts("formula", "CopyBackwards", "aten::copy_", frozenset()),
+    ),
+    "aten::detach": ("not_differentiable", None),
+    "aten::resize_": ("not_differentiable", None),
+    "aten::resize_as_": ("not_differentiable", None),
+}
+
+
 def register_autograd_kernels() -> dict[str, str]:
     """Give each overload refimpl implements the Autograd kernel torch's autograd has for it;
     the kind per overload, for reports. Torch: the VariableType registrations."""
@@ -263,6 +277,8 @@ def register_autograd_kernels() -> dict[str, str]:
         fact = facts.get(qualified)
         op = _overload(qualified)
         category = "not_implemented" if fact is None else fact.category
+        if category == "manual":
+            category, fact = _MANUAL[qualified]
         if category == "formula" and fact is not None and fact.formula_of in DERIVATIVES:
             formula_of = fact.formula_of
             spec = NodeSpec(

@@ -10,16 +10,25 @@ splits in ops/split.py.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, NamedTuple
 
 from refimpl._base.dtypes import Category, DType
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import OperandKind, can_cast, result_type_of
 from refimpl.core import layout
 from refimpl.core import strides as geometry
-from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, tensor_over, write_array
+from refimpl.core.tensor import (
+    TensorImpl,
+    array_of,
+    backend_dtype,
+    result_maker,
+    tensor_over,
+    write_array,
+)
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._iterator import operand_key
 from refimpl.ops._join import (
     check_no_overlap,
     format_list,
@@ -71,13 +80,41 @@ def _check_cat_shape(first: TensorImpl, t: TensorImpl, dim: int, index: int) -> 
             )
 
 
-def cat_impl(tensors: list[TensorImpl], dim: int, out: TensorImpl | None) -> Any:
-    """The checks, output geometry and values of cat and cat.out.
+# Note [cat fast path]
+# cat's meta function (checks, wrapped dim, which inputs take part, the result's dtype, size
+# and strides) reads only `dim` and the inputs' metadata (dtype, size, strides, device,
+# backend: `operand_key`), never values. cat without out= caches, under that key, a runner
+# for its answer (a `_CatPlan`): for a fresh row-major result, fetch each input's array
+# (cast where its dtype differs), concatenate, wrap (`result_maker`); for any other plan
+# (meta, one input, channels-last, all inputs skipped), the general `_cat_values`. Errors
+# are never cached, so a failing call fails the same way each time; cat.out resizes `out`,
+# not an answer to cache, so it always runs the general path. Compare Note [Pointwise fast
+# path] in _pointwise.py.
 
-    Torch: the structured meta function TORCH_PRECOMPUTE_META_FUNC(cat) and cat_out_cpu in
-    TensorShape.cpp, checks in its order: no 0-d input, dim wrapped against the first input
-    not skipped, the result type of all inputs (an `out` must be castable from it), equal
-    sizes except along `dim`; the result is channels-last when every input suggests it.
+CatRunner = Callable[[list[TensorImpl]], Any]
+_CAT_RUNNERS: dict[tuple[object, ...], CatRunner] = {}
+
+
+class _CatPlan(NamedTuple):
+    """cat's meta decisions (see Note [cat fast path]): the positions of the inputs that take
+    part (`valid`; the others are skipped legacy empties), the wrapped `dim`, the result's
+    `dtype`, `size` and `stride`, and whether those strides are row-major."""
+
+    valid: tuple[int, ...]
+    dim: int
+    dtype: DType
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    contiguous: bool
+
+
+def _cat_plan(tensors: list[TensorImpl], dim: int, out: TensorImpl | None) -> _CatPlan:
+    """The checks and output geometry of cat and cat.out.
+
+    Torch: the structured meta function TORCH_PRECOMPUTE_META_FUNC(cat) in TensorShape.cpp,
+    checks in its order: no 0-d input, dim wrapped against the first input not skipped, the
+    result type of all inputs (an `out` must be castable from it), equal sizes except along
+    `dim`; the result is channels-last when every input suggests it.
     """
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -88,17 +125,17 @@ def cat_impl(tensors: list[TensorImpl], dim: int, out: TensorImpl | None) -> Any
             raise RuntimeError(
                 f"Tensor on device {t._storage.device} is not on the expected device {device}!"
             )
-    valid: list[TensorImpl] = []
+    valid: list[int] = []
     dtype = tensors[0]._dtype
     mixed = False
     for i, t in enumerate(tensors):
         if not t._size:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
         if t._size != _SKIPPED:
-            valid.append(t)
+            valid.append(i)
         mixed = mixed or t._dtype is not dtype
     if valid:
-        dim = geometry.wrap_dim(dim, len(valid[0]._size))
+        dim = geometry.wrap_dim(dim, len(tensors[valid[0]]._size))
     if mixed:
         dtype = result_type_of((t._dtype, OperandKind.DIMENSIONED) for t in tensors)
     if out is not None:
@@ -110,47 +147,84 @@ def cat_impl(tensors: list[TensorImpl], dim: int, out: TensorImpl | None) -> Any
         dtype = out._dtype
     size: tuple[int, ...] = _SKIPPED
     if valid:
-        reference = valid[0]._size
+        first = tensors[valid[0]]
+        reference = first._size
         extent = 0
-        for i, t in enumerate(tensors):
-            if t._size == _SKIPPED:
-                continue
+        for i in valid:
+            t = tensors[i]
             if t._size != reference:
-                _check_cat_shape(valid[0], t, dim, i)
+                _check_cat_shape(first, t, dim, i)
             extent += t._size[dim]
         size = (*reference[:dim], extent, *reference[dim + 1 :])
     stride, contiguous = _cat_strides(tensors, size)
-    if out is not None:
-        # torch: set_output resizes `out` (restrided to the memory format), then the
-        # overlap checks run: a failing cat may have resized its `out`.
-        if resize_output(out, size) and stride != out._stride:
-            restride(out, stride)
-        if valid:
-            check_no_overlap(out, tensors)
+    return _CatPlan(tuple(valid), dim, dtype, size, stride, contiguous)
+
+
+def _cat_values(p: _CatPlan, tensors: list[TensorImpl], out: TensorImpl | None) -> Any:
+    """The result of a checked cat: the valid inputs' values in the result dtype joined
+    along `dim` (zeros when every input was skipped), as a new tensor or written into `out`.
+
+    Torch: cat_out_cpu in TensorShape.cpp.
+    """
     storage = tensors[0]._storage
     backend = storage.backend
-    if out is not None and out._storage.device != device:
-        raise RuntimeError(
-            f"Attempting to copy from device {device} to device {out._storage.device}, but "
-            "cross-device copies are not allowed!"
-        )
+    valid = [tensors[i] for i in p.valid]
+    dtype, size = p.dtype, p.size
     if backend is None or (out is not None and out._storage.backend is None):
         values = None
     elif valid:
         arrays = [_as_dtype(t, dtype) for t in valid]
-        values = arrays[0] if len(arrays) == 1 else backend.xp.concat(arrays, axis=dim)
+        values = arrays[0] if len(arrays) == 1 else backend.xp.concat(arrays, axis=p.dim)
     else:
         values = backend.xp.zeros(size, dtype=backend_dtype(backend, dtype))
     if out is None:
         # A single input not cast is the one result that may still alias its input.
         fresh = len(valid) != 1 or valid[0]._dtype is not dtype
-        if contiguous and fresh:
-            return tensor_over(values, size, stride, dtype, storage.device, backend)
-        return laid_out(values, tensors[0], size, stride, dtype, fresh=fresh)
+        if p.contiguous and fresh:
+            return tensor_over(values, size, p.stride, dtype, storage.device, backend)
+        return laid_out(values, tensors[0], size, p.stride, dtype, fresh=fresh)
     if values is not None and geometry.numel(size):
         write_array(out, values)
     out._version_counter.bump()
     return out
+
+
+def cat_impl(tensors: list[TensorImpl], dim: int, out: TensorImpl | None) -> Any:
+    """cat and cat.out: the meta function's checks and geometry (`_cat_plan`), `out`
+    resized and checked for overlap, then the values (`_cat_values`).
+
+    Torch: TORCH_PRECOMPUTE_META_FUNC(cat) and cat_out_cpu in TensorShape.cpp.
+    """
+    p = _cat_plan(tensors, dim, out)
+    if out is not None:
+        # torch: set_output resizes `out` (restrided to the memory format), then the
+        # overlap checks run: a failing cat may have resized its `out`.
+        if resize_output(out, p.size) and p.stride != out._stride:
+            restride(out, p.stride)
+        if p.valid:
+            check_no_overlap(out, tensors)
+        device = tensors[0]._storage.device
+        if out._storage.device != device:
+            raise RuntimeError(
+                f"Attempting to copy from device {device} to device {out._storage.device}, "
+                "but cross-device copies are not allowed!"
+            )
+    return _cat_values(p, tensors, out)
+
+
+def _cat_runner(p: _CatPlan, tensors: list[TensorImpl]) -> CatRunner:
+    """`_cat_values` for plan `p` without out=, with its per-input decisions made (see
+    Note [cat fast path]); `tensors` are the call's inputs, whose metadata the plan fits."""
+    storage = tensors[0]._storage
+    backend = storage.backend
+    if backend is None or len(p.valid) < 2 or not p.contiguous:
+        return lambda inputs: _cat_values(p, inputs, None)
+    xp, valid, axis, dtype = backend.xp, p.valid, p.dim, p.dtype
+    make = result_maker(p.size, p.stride, dtype, storage.device, backend)
+    if valid == tuple(range(len(tensors))) and all(t._dtype is dtype for t in tensors):
+        # Every input takes part and is read as it is.
+        return lambda inputs: make(xp.concat([array_of(t) for t in inputs], axis=axis))
+    return lambda inputs: make(xp.concat([_as_dtype(inputs[i], dtype) for i in valid], axis=axis))
 
 
 def _as_dtype(t: TensorImpl, dtype: DType) -> Any:
@@ -166,8 +240,19 @@ cat = defop("cat(Tensor[] tensors, int dim=0) -> Tensor")
 
 
 def cat_kernel(tensors: list[TensorImpl], dim: int) -> Any:
-    """The inputs joined along `dim`. Torch: cat (structured, cat_out_cpu) in TensorShape.cpp."""
-    return cat_impl(tensors, dim, None)
+    """The inputs joined along `dim`. Torch: cat (structured, cat_out_cpu) in TensorShape.cpp.
+
+    The meta function's answer and the runner for it are cached by the inputs' metadata
+    (Note [cat fast path]).
+    """
+    key = (dim, *map(operand_key, tensors))
+    runner = _CAT_RUNNERS.get(key)
+    if runner is None:
+        runner = _cat_runner(_cat_plan(tensors, dim, None), tensors)
+        if len(_CAT_RUNNERS) > 1024:
+            _CAT_RUNNERS.clear()
+        _CAT_RUNNERS[key] = runner
+    return runner(tensors)
 
 
 register_backends(cat, cat_kernel, nonfunctional=True)

@@ -9,6 +9,7 @@ ops/_products.py for what they share, and Note [beta == 0] there).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base.dtypes import (
@@ -30,12 +31,14 @@ from refimpl._base.scalars import Scalar, checked_convert
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
 from refimpl.core.tensor import (
+    MetaToken,
     TensorImpl,
     array_of,
     backend_dtype,
     empty_strided_tensor,
+    meta_token,
     resize_for_output,
-    tensor_over,
+    result_maker,
     write_array,
 )
 from refimpl.dispatch.overloads import namespace
@@ -73,6 +76,16 @@ _PLAIN_PRODUCT: Final = frozenset(
 mm = defop("mm(Tensor self, Tensor mat2) -> Tensor")
 mm_out = defop("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)")
 
+# Note [mm fast path]
+# mm's meta function (ranks, shapes and dtypes checked; the result's size, strides, dtype
+# and device) reads only its operands' metadata. A call without out= on tensors with data,
+# of a dtype whose product is the library's own, caches its answer under the operands'
+# metadata tokens (Note [Metadata tokens] in core/tensor.py) as the maker of its result
+# (`result_maker`): a repeated call multiplies the arrays and wraps the product. Errors are
+# never cached, so a failing call fails the same way each time; the other calls (out=,
+# meta, 16-bit and bool dtypes) always run `_mm`. Compare Note [Pointwise fast path].
+_MM_RESULTS: dict[tuple[MetaToken, MetaToken], Callable[[Array], Any]] = {}
+
 
 def _mm(self: TensorImpl, mat2: TensorImpl, out: TensorImpl | None) -> Any:
     """self @ mat2 for two matrices. Torch: TORCH_META_FUNC(mm), then addmm_impl_cpu_."""
@@ -89,15 +102,18 @@ def _mm(self: TensorImpl, mat2: TensorImpl, out: TensorImpl | None) -> Any:
             "expected m1 and m2 to have the same dtype, but got: "
             f"{type_meta_name(dtype)} != {type_meta_name(mat2._dtype)}"
         )
-    backend = self._storage.backend
+    storage = self._storage
+    backend = storage.backend
     if out is None and backend is not None and dtype in _PLAIN_PRODUCT:
-        # The common case without the generic result plumbing (a small mm is dominated by
-        # it): a new row-major result over the library's product.
-        size = (n, m)
+        # The common case without the generic result plumbing: a new row-major result over
+        # the library's product, its maker cached (Note [mm fast path]).
         values = array_of(self) @ array_of(mat2)
-        return tensor_over(
-            values, size, geometry.contiguous_strides(size), dtype, self.device, backend
-        )
+        size = (n, m)
+        make = result_maker(size, geometry.contiguous_strides(size), dtype, storage.device, backend)
+        if len(_MM_RESULTS) > 1024:
+            _MM_RESULTS.clear()
+        _MM_RESULTS[meta_token(self), meta_token(mat2)] = make
+        return make(values)
     if out is not None:
         check_out(out, (n, m), dtype)
 
@@ -112,6 +128,9 @@ def _mm(self: TensorImpl, mat2: TensorImpl, out: TensorImpl | None) -> Any:
 @backend_kernels(mm)
 def mm_kernel(self: TensorImpl, mat2: TensorImpl) -> Any:
     """The matrix product of two matrices. Torch: mm (LinearAlgebra.cpp)."""
+    make = _MM_RESULTS.get((meta_token(self), meta_token(mat2)))
+    if make is not None:
+        return make(array_of(self) @ array_of(mat2))
     return _mm(self, mat2, None)
 
 

@@ -67,27 +67,32 @@ def _matmul_impl(tensor1: TensorImpl, tensor2: TensorImpl, out: TensorImpl | Non
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {dim1}D and {dim2}D"
         )
+    # The operands are tensors (matmul's binding checked them), so the direct products are
+    # entered with their arguments as bound (OpOverload.call_bound): still dispatched, as
+    # torch's at::dot, at::mv and at::mm calls are, but not bound again.
     if dim1 == 1 and dim2 == 1:
         return (
-            aten.dot.default(tensor1, tensor2)
+            aten.dot.default.call_bound((tensor1, tensor2), {})
             if out is None
             else aten.dot.out(tensor1, tensor2, out=out)
         )
     if dim1 == 2 and dim2 == 1:
         return (
-            aten.mv.default(tensor1, tensor2)
+            aten.mv.default.call_bound((tensor1, tensor2), {})
             if out is None
             else aten.mv.out(tensor1, tensor2, out=out)
         )
     if dim1 == 1 and dim2 == 2:
         row = aten.unsqueeze.default(tensor1, 0)
         product = (
-            aten.mm.default(row, tensor2) if out is None else aten.mm.out(row, tensor2, out=out)
+            aten.mm.default.call_bound((row, tensor2), {})
+            if out is None
+            else aten.mm.out(row, tensor2, out=out)
         )
         return aten.squeeze_.dim(product, 0)
     if dim1 == 2 and dim2 == 2:
         return (
-            aten.mm.default(tensor1, tensor2)
+            aten.mm.default.call_bound((tensor1, tensor2), {})
             if out is None
             else aten.mm.out(tensor1, tensor2, out=out)
         )
