@@ -88,6 +88,13 @@ def getitem(self: TensorImpl, index: object) -> Any:
     if kind is slice:
         start, stop, step = _unpack_slice(index)  # type: ignore[arg-type]  # kind is slice
         return _slice(self, 0, start, stop, step, optimize=False)
+    if isinstance(index, TensorImpl) and index._size:
+        # What wrapTuple and applySlicing do with a lone index tensor of one dim or more:
+        # the count check, then the tensor recorded as the first index.
+        ndim = len(self._size)
+        if (len(index._size) if index._dtype in _MASK_DTYPES else 1) > ndim:
+            raise IndexError(f"too many indices for tensor of dimension {ndim}")
+        return aten.index.Tensor.call_checked((self, [index]))
     if _is_long(index):
         return _select(self, 0, index.__index__(), 0)  # type: ignore[attr-defined]  # checked
     items = _wrap_tuple(index)
@@ -98,7 +105,7 @@ def getitem(self: TensorImpl, index: object) -> Any:
             # torch: "ensure we return a shallow copy for things like x[...]".
             return aten.alias.default(self)
         return result
-    return aten.index.Tensor(result, tensor_indices)
+    return aten.index.Tensor.call_checked((result, tensor_indices))
 
 
 def _wrap_tuple(index: object) -> tuple[Any, ...]:

@@ -28,6 +28,7 @@ from refimpl.ops import pointwise as pointwise
 from refimpl.ops import predicates as predicates
 from refimpl.ops import products as products
 from refimpl.ops import reduction as reduction
+from refimpl.ops import reduction_extremes as reduction_extremes
 from refimpl.ops import reduction_norms as reduction_norms
 from refimpl.ops import reorder as reorder
 from refimpl.ops import scan as scan
@@ -40,6 +41,7 @@ from refimpl.ops import unary_misc as unary_misc
 from refimpl.ops import vector_ops as vector_ops
 from refimpl.ops import view as view
 from refimpl.ops import view_copy as view_copy
+from refimpl.ops import view_inplace as view_inplace
 
 aten = namespace("aten")
 prims = namespace("prims")

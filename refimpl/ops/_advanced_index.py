@@ -8,18 +8,22 @@ output layout make_index_iterator gives, and the bounds checks of cpu_index_kern
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-from refimpl._base.dtypes import bool_, int32, int64, uint8
+from refimpl._base.dtypes import DType, bool_, int32, int64, uint8
 from refimpl.core import layout
 from refimpl.core import strides as geometry
-from refimpl.core.backend import Array, ArrayNamespace
+from refimpl.core.backend import Array, ArrayNamespace, Backend
 from refimpl.core.tensor import TensorImpl, array_of, resize_for_output, tensor_over
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._iterator import operand_key
 from refimpl.ops._outputs import overlap_status, warn_resize
 
 aten: Final = namespace("aten")
@@ -94,14 +98,14 @@ class AdvancedIndex:
     """How many of `others` come before the index dims in the result."""
 
 
-def check_index_types(indices: Indices) -> None:
+def check_index_types(indices: Sequence[TensorImpl | None]) -> None:
     """Torch: checkIndexTensorTypes (allow_int) in IndexingUtils.h."""
     for index in indices:
         if index is not None and index._dtype not in INDEX_DTYPES:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 
 
-def expand_tensors(self: TensorImpl, indices: Indices) -> Indices:
+def expand_tensors(self: TensorImpl, indices: Sequence[TensorImpl | None]) -> Indices:
     """Bool and byte masks replaced by one long index per masked dim (their nonzero columns).
 
     Torch: expandTensors in IndexingUtils.h.
@@ -133,7 +137,7 @@ def expand_tensors(self: TensorImpl, indices: Indices) -> Indices:
     return result
 
 
-def make_info(self: TensorImpl, indices: Indices) -> AdvancedIndex:
+def make_info(self: TensorImpl, indices: Sequence[TensorImpl | None]) -> AdvancedIndex:
     """The indices checked, masks expanded, broadcast together and placed.
 
     Torch: make_info in TensorAdvancedIndexing.cpp and the AdvancedIndex constructor.
@@ -218,43 +222,91 @@ def _result_strides(
     return layout.strides_in_order(shape, order)
 
 
-def index_arrays(xp: ArrayNamespace, info: AdvancedIndex, sizes: Shape) -> list[Array]:
+def index_arrays(backend: Backend, info: AdvancedIndex, sizes: Shape) -> list[Array]:
     """Each index as int64 in [0, size), after torch's bounds check.
 
     Torch: the TORCH_CHECK_INDEX of cpu_index_kernel (IndexKernel.cpp), which names the
     index's position among the indices, for the first element that fails; the check runs per
     element of the iteration, so an empty result checks nothing.
     """
-    arrays = []
     checked = geometry.numel(info.shape) != 0
-    for index, size in zip(info.indices, sizes, strict=True):
+    widen = tuple(index._dtype is not int64 for index in info.indices)
+    check = tuple(bounds_check(index, checked) for index in info.indices)
+    return bounded_arrays(backend, info.indices, sizes, info.index_shape, widen, check)
+
+
+class Check(enum.Enum):
+    """How an index's bounds are checked."""
+
+    NONE = 0
+    """Not at all: the result or the index has no elements."""
+    HOST = 1
+    """On the host, as Python ints: a short index (see _HOST_CHECK_MAX)."""
+    ARRAY = 2
+    """With the array library's min and max."""
+
+
+# A reduction of the array library costs microseconds of fixed overhead per call (two per
+# index), reading a short index as Python ints far less; the answer is the same.
+_HOST_CHECK_MAX: Final = 32
+
+
+def bounds_check(index: TensorImpl, checked: bool) -> Check:
+    """How `index` is bounds-checked when the result has elements (`checked`)."""
+    count = geometry.numel(index._size)
+    if not checked or count == 0:
+        return Check.NONE
+    return Check.HOST if count <= _HOST_CHECK_MAX else Check.ARRAY
+
+
+def bounded_arrays(
+    backend: Backend,
+    indices: Sequence[TensorImpl],
+    sizes: Shape,
+    index_shape: Shape,
+    widen: tuple[bool, ...],
+    check: tuple[Check, ...],
+) -> list[Array]:
+    """index_arrays with its metadata decisions made: which arrays become int64 (`widen`)
+    and how each is bounds-checked (`check`)."""
+    xp = backend.xp
+    arrays = []
+    for index, size, wide, how in zip(indices, sizes, widen, check, strict=True):
         array = array_of(index)
-        if array.dtype != xp.int64:
+        if wide:
             array = xp.astype(array, xp.int64)
-        if checked and geometry.numel(index._size):
+        if how is Check.HOST:
+            values = backend.tolist(array if array.ndim == 1 else xp.reshape(array, (-1,)))
+            low, high = min(values), max(values)
+        elif how is Check.ARRAY:
             low, high = int(xp.min(array)), int(xp.max(array))
-            if low < -size or high >= size:
-                _raise_out_of_bounds(xp, info, sizes)
-            if low < 0:
-                array = xp.where(array < 0, array + size, array)
+        else:
+            arrays.append(array)
+            continue
+        if low < -size or high >= size:
+            _raise_out_of_bounds(xp, indices, index_shape, sizes)
+        if low < 0:
+            array = xp.where(array < 0, array + size, array)
         arrays.append(array)
     return arrays
 
 
-def _raise_out_of_bounds(xp: ArrayNamespace, info: AdvancedIndex, sizes: Shape) -> None:
+def _raise_out_of_bounds(
+    xp: ArrayNamespace, indices: Sequence[TensorImpl], index_shape: Shape, sizes: Shape
+) -> None:
     # The first element, in row-major order of the index shape, with a bad index; then the
     # first bad index of that element.
     bads = []
-    for index, size in zip(info.indices, sizes, strict=True):
-        array = xp.broadcast_to(xp.astype(array_of(index), xp.int64), info.index_shape)
+    for index, size in zip(indices, sizes, strict=True):
+        array = xp.broadcast_to(xp.astype(array_of(index), xp.int64), index_shape)
         bads.append(xp.reshape((array >= size) | (array < -size), (-1,)))
     bad_any = bads[0]
     for bad in bads[1:]:
         bad_any = bad_any | bad
     first = int(xp.argmax(xp.astype(bad_any, xp.int8)))
-    for position, (index, bad, size) in enumerate(zip(info.indices, bads, sizes)):
+    for position, (index, bad, size) in enumerate(zip(indices, bads, sizes)):
         if bool(bad[first]):
-            value = xp.reshape(xp.broadcast_to(array_of(index), info.index_shape), (-1,))[first]
+            value = xp.reshape(xp.broadcast_to(array_of(index), index_shape), (-1,))[first]
             raise IndexError(
                 f"index {int(value)} is out of bounds for dimension {position} with size {size}"
             )
@@ -270,7 +322,7 @@ def merged_position(xp: ArrayNamespace, arrays: list[Array], sizes: Shape) -> Ar
     return position
 
 
-def check_indices_device(self: TensorImpl, indices: Indices) -> None:
+def check_indices_device(self: TensorImpl, indices: Sequence[TensorImpl | None]) -> None:
     # torch: check_indices_on_cpu_or_selfdevice in TensorAdvancedIndexing.cpp.
     dev = self._storage.device
     for index in indices:
@@ -283,7 +335,7 @@ def check_indices_device(self: TensorImpl, indices: Indices) -> None:
                 )
 
 
-def check_count(self: TensorImpl, indices: Indices) -> None:
+def check_count(self: TensorImpl, indices: Sequence[TensorImpl | None]) -> None:
     if not indices:
         raise IndexError("at least one index must be provided")
     ndim = len(self._size)
@@ -291,30 +343,193 @@ def check_count(self: TensorImpl, indices: Indices) -> None:
         raise IndexError(f"too many indices for tensor of dimension {ndim} (got {len(indices)})")
 
 
-def gather(self: TensorImpl, info: AdvancedIndex) -> Array:
-    """The indexed values, shaped like the result (row-major). See Note [Advanced indices as
-    positions]."""
-    backend = self._storage.backend
-    assert backend is not None
-    xp = backend.xp
+# Note [Advanced index plans]
+# Everything advanced_index decides before it reads a value depends only on the metadata of
+# `self` and of its indices (dtype, size, stride, device, backend; which slots are None): the
+# checks in torch's order (count, devices, index dtypes, mask shapes, broadcasting, empty
+# dims), the result's shape and strides (result_strides), and how the indexed dims of `self`
+# are moved, merged and taken from. A plan holds those answers; `_PLANS` caches it by that
+# metadata, so a repeated call makes no metadata decision: it reads the arrays, checks the
+# bounds (the index values are data), takes and wraps the result. A call whose checks fail
+# builds no plan, so it fails the same way every time. Masks other than a lone bool mask are
+# not cached: expandTensors turns them into long indices by their values (and a uint8 mask
+# warns on every call); make_info expands them and the long indices get a plan for that call.
+
+
+@dataclass(frozen=True, slots=True)
+class TakePlan:
+    """How advanced_index reads long indices: make_info's and gather's metadata decisions."""
+
+    dense: bool
+    """Every slot of the indices holds one (none is None)."""
+    sizes: Shape
+    """The sizes of the indexed dims of `self`, one per index (the bounds)."""
+    widen: tuple[bool, ...]
+    """Which index arrays are cast to int64 (the int32 ones)."""
+    check: tuple[Check, ...]
+    """How each index is bounds-checked."""
+    index_shape: Shape
+    permute: tuple[int, ...] | None
+    """`self`'s dims reordered so that the indexed ones are adjacent (None: they are)."""
+    merged: Shape | None
+    """The permuted `self` with the indexed dims merged into one axis (None: a single one)."""
+    axis: int
+    """That axis: how many dims of the result come before the index dims."""
+    flat: bool
+    """The index shape is not 1-D: positions are flattened and the taken values reshaped."""
+    shape: Shape
+    stride: Shape
+    store: tuple[int, ...] | None
+    """The permutation of the row-major values into the result's memory order."""
+    dtype: DType
+    device: Any
+    backend: Backend | None
+
+
+def take_plan(self: TensorImpl, info: AdvancedIndex, dense: bool) -> TakePlan:
+    """The plan for `self` read at the long indices of `info` (see Note [Advanced index
+    plans]; gather runs it); `dense`: no slot of the indices is None."""
+    stride = result_strides(self, info, [index._geometry() for index in info.indices])
     sizes = tuple(self._size[d] for d in info.dims)
-    arrays = index_arrays(xp, info, sizes)
-    source = array_of(self)
-    if not info.dims:
-        return source
     order = info.others[: info.before] + info.dims + info.others[info.before :]
-    if order != tuple(range(len(order))):
-        source = xp.permute_dims(source, order)
-    lead = tuple(source.shape[: info.before])
-    trail = tuple(source.shape[info.before + len(info.dims) :])
-    count = geometry.numel(sizes)
-    source = xp.reshape(source, (*lead, count, *trail))
-    position = xp.reshape(merged_position(xp, arrays, sizes), (-1,))
-    taken = xp.take(source, position, axis=info.before)
-    return xp.reshape(taken, info.shape)
+    permuted = tuple(self._size[d] for d in order)
+    trail = permuted[info.before + len(info.dims) :]
+    checked = geometry.numel(info.shape) != 0
+    return TakePlan(
+        dense=dense,
+        sizes=sizes,
+        widen=tuple(index._dtype is not int64 for index in info.indices),
+        check=tuple(bounds_check(index, checked) for index in info.indices),
+        index_shape=info.index_shape,
+        permute=None if order == tuple(range(len(order))) else order,
+        merged=None
+        if len(sizes) == 1
+        else (*permuted[: info.before], geometry.numel(sizes), *trail),
+        axis=info.before,
+        flat=len(info.index_shape) != 1,
+        shape=info.shape,
+        stride=stride,
+        store=_store_order(info.shape, stride),
+        dtype=self._dtype,
+        device=self._storage.device,
+        backend=self._storage.backend,
+    )
 
 
-def lone_mask(self: TensorImpl, indices: Indices) -> TensorImpl | None:
+def gather(self: TensorImpl, plan: TakePlan, indices: Sequence[TensorImpl]) -> Any:
+    """The result of `plan` for `self` and its (present, long) `indices`: a new tensor. See
+    Note [Advanced indices as positions]."""
+    backend = plan.backend
+    if backend is None:
+        return tensor_over(None, plan.shape, plan.stride, plan.dtype, plan.device, None)
+    xp = backend.xp
+    arrays = bounded_arrays(backend, indices, plan.sizes, plan.index_shape, plan.widen, plan.check)
+    values = array_of(self)
+    if arrays:
+        if plan.permute is not None:
+            values = xp.permute_dims(values, plan.permute)
+        if plan.merged is not None:
+            values = xp.reshape(values, plan.merged)
+        position = arrays[0] if len(arrays) == 1 else merged_position(xp, arrays, plan.sizes)
+        if plan.flat:
+            position = xp.reshape(position, (-1,))
+        values = xp.take(values, position, axis=plan.axis)
+        if plan.flat:
+            values = xp.reshape(values, plan.shape)
+    if plan.store is not None:
+        values = xp.permute_dims(values, plan.store)
+    return tensor_over(values, plan.shape, plan.stride, plan.dtype, plan.device, backend)
+
+
+@dataclass(frozen=True, slots=True)
+class MaskPlan:
+    """How advanced_index reads a lone bool mask (NumPy's `x[mask]`): the result's layout
+    for each count of True elements seen (see Note [Advanced index plans])."""
+
+    trail: Shape
+    """The sizes of the dims of `self` after the masked ones."""
+    info: AdvancedIndex
+    """make_info's answer for a count of 0; a count replaces its index shape."""
+    layouts: dict[int, tuple[Shape, Shape, tuple[int, ...] | None]]
+    """Per count: the result's shape, strides and memory order (`_store_order`)."""
+    dtype: DType
+    device: Any
+    backend: Backend
+
+
+def mask_plan(self: TensorImpl, mask: TensorImpl, backend: Backend) -> MaskPlan:
+    width = len(mask._size)
+    info = AdvancedIndex(
+        dims=tuple(range(width)),
+        indices=(),
+        index_shape=(0,),
+        front=False,
+        shape=(0, *self._size[width:]),
+        others=tuple(range(width, len(self._size))),
+        before=0,
+    )
+    return MaskPlan(self._size[width:], info, {}, self._dtype, self._storage.device, backend)
+
+
+def select_masked(self: TensorImpl, plan: MaskPlan, mask: TensorImpl) -> Any:
+    """`self` read at a lone bool mask: NumPy's boolean indexing is the whole op (the
+    elements nonzero's indices select, in the same order, read in one pass: the Array API's
+    one data-dependent index)."""
+    values = array_of(self)[array_of(mask)]
+    count = int(values.shape[0])
+    layout_ = plan.layouts.get(count)
+    if layout_ is None:
+        shape = (count, *plan.trail)
+        info = dataclasses.replace(plan.info, index_shape=(count,), shape=shape)
+        # torch: the mask becomes nonzero's columns, each a contiguous (count,) tensor.
+        column = geometry.Geometry((count,), (1,), 0)
+        stride = result_strides(self, info, [column] * len(info.dims))
+        layout_ = (shape, stride, _store_order(shape, stride))
+        if len(plan.layouts) < 64:
+            plan.layouts[count] = layout_
+    shape, stride, store = layout_
+    if store is not None:
+        values = plan.backend.xp.permute_dims(values, store)
+    return tensor_over(values, shape, stride, plan.dtype, plan.device, plan.backend)
+
+
+Plan = TakePlan | MaskPlan
+_PLANS: dict[tuple[object, ...], Plan] = {}
+
+
+def advanced_index(self: TensorImpl, indices: Sequence[TensorImpl | None]) -> Any:
+    """`self` read at the advanced indices; a new tensor.
+
+    Torch: the structured index op (TORCH_META_FUNC2(index, Tensor) and index_out) in
+    TensorAdvancedIndexing.cpp. See Note [Advanced index plans].
+    """
+    # An absent index's key is its type, NoneType.
+    key = (operand_key(self), *map(operand_key, indices))  # type: ignore[arg-type]
+    plan = _PLANS.get(key)
+    if plan is None:
+        check_count(self, indices)
+        check_indices_device(self, indices)
+        backend = self._storage.backend
+        mask = lone_mask(indices)
+        if mask is not None and backend is not None and mask._storage.backend is backend:
+            expand_shape_check(self, mask)
+            plan = mask_plan(self, mask, backend)
+        else:
+            info = make_info(self, indices)
+            plan = take_plan(self, info, all(i is not None for i in indices))
+            if any(i is not None and i._dtype in MASK_DTYPES for i in indices):
+                # Masks, expanded by their values: this plan holds for this call only.
+                return gather(self, plan, info.indices)
+        if len(_PLANS) < 4096:
+            _PLANS[key] = plan
+    if isinstance(plan, MaskPlan):
+        return select_masked(self, plan, indices[0])  # type: ignore[arg-type]  # the mask
+    if plan.dense:
+        return gather(self, plan, indices)  # type: ignore[arg-type]  # no None among them
+    return gather(self, plan, [i for i in indices if i is not None])
+
+
+def lone_mask(indices: Sequence[TensorImpl | None]) -> TensorImpl | None:
     """A bool mask that is the only index and starts at dim 0 (NumPy's `x[mask]`)."""
     if not indices or indices[0] is None or indices[0]._dtype is not bool_:
         return None
@@ -323,59 +538,12 @@ def lone_mask(self: TensorImpl, indices: Indices) -> TensorImpl | None:
     return indices[0]
 
 
-def advanced_index(self: TensorImpl, indices: Indices) -> Any:
-    """`self` read at the advanced indices; a new tensor.
-
-    Torch: the structured index op (TORCH_META_FUNC2(index, Tensor) and index_out) in
-    TensorAdvancedIndexing.cpp.
-    """
-    check_count(self, indices)
-    check_indices_device(self, indices)
-    backend = self._storage.backend
-    dev = self._storage.device
-    mask = lone_mask(self, indices)
-    if mask is not None and backend is not None and mask._storage.backend is backend:
-        # NumPy's boolean indexing is the whole op: the elements nonzero's indices select,
-        # in the same order, read in one pass (the Array API's one data-dependent index).
-        expand_shape_check(self, mask)
-        values = array_of(self)[array_of(mask)]
-        count = int(values.shape[0])
-        width = len(mask._size)
-        # torch: the mask becomes nonzero's columns, each a contiguous (count,) tensor.
-        info = AdvancedIndex(
-            dims=tuple(range(width)),
-            indices=(),
-            index_shape=(count,),
-            front=False,
-            shape=tuple(values.shape),
-            others=tuple(range(width, len(self._size))),
-            before=0,
-        )
-        column = geometry.Geometry((count,), (1,), 0)
-        stride = result_strides(self, info, [column] * width)
-        return laid_out(backend.xp, values, info.shape, stride, self._dtype, dev, backend)
-    info = make_info(self, indices)
-    stride = result_strides(self, info, [index._geometry() for index in info.indices])
-    if backend is None:
-        return tensor_over(None, info.shape, stride, self._dtype, dev, None)
-    values = gather(self, info)
-    return laid_out(backend.xp, values, info.shape, stride, self._dtype, dev, backend)
-
-
-def laid_out(
-    xp: ArrayNamespace,
-    values: Array,
-    shape: Shape,
-    stride: Shape,
-    dtype: Any,
-    dev: Any,
-    backend: Any,
-) -> Any:
-    """A tensor of geometry (`shape`, `stride`) holding `values` (given row-major)."""
-    if stride != geometry.contiguous_strides(shape):
-        order = layout.iteration_order(shape, [stride])
-        values = xp.permute_dims(values, tuple(reversed(order)))
-    return tensor_over(values, shape, stride, dtype, dev, backend)
+def _store_order(shape: Shape, stride: Shape) -> tuple[int, ...] | None:
+    """How values given row-major are permuted into the memory order of (`shape`,
+    `stride`); None for a row-major layout."""
+    if stride == geometry.contiguous_strides(shape):
+        return None
+    return tuple(reversed(layout.iteration_order(shape, [stride])))
 
 
 def expand_shape_check(self: TensorImpl, mask: TensorImpl) -> None:

@@ -59,7 +59,7 @@ index_tensor = defop("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor")
 
 def index_tensor_kernel(self: TensorImpl, indices: Indices) -> Any:
     """`self[indices]` with tensor indices. Torch: index (structured, TensorAdvancedIndexing.cpp)."""
-    return advanced_index(self, list(indices))
+    return advanced_index(self, indices)
 
 
 _register(index_tensor, index_tensor_kernel, (*_BACKEND_KEYS, CEANF))
@@ -77,7 +77,7 @@ def index_tensor_out_kernel(self: TensorImpl, indices: Indices, *, out: TensorIm
             f"({out._dtype.scalar_name}) must have the same scalar type"
         )
     check_overlaps(out, self, *indices)
-    result = advanced_index(self, list(indices))
+    result = advanced_index(self, indices)
     resize_output(out, result._size)
     return aten.copy_.default(out, result)
 
@@ -164,7 +164,7 @@ def index_put_impl_(
         sizes = tuple(self._size[d] for d in info.dims)
         # Differs: torch's CPU loop writes the elements before a bad index and then raises;
         # refimpl checks every index first, so a failing call leaves `self` unchanged.
-        arrays = index_arrays(xp, info, sizes)
+        arrays = index_arrays(backend, info, sizes)
         position = xp.reshape(self_position(xp, self._size, info, arrays), (-1,))
         source = array_of(values)
         if values._storage.backend is not backend:
