@@ -13,13 +13,8 @@ from typing import Any
 
 from refimpl.autograd import gradients
 from refimpl.autograd.graph import RemovableHandle, add_hook, grad_accumulator
-from refimpl.autograd.variable import (
-    AutogradMeta,
-    clear_history,
-    grad_fn,
-    meta_of,
-    set_requires_grad,
-)
+from refimpl.autograd.variable import AutogradMeta, clear_history, meta_of, set_requires_grad
+from refimpl.autograd.views import current_grad_fn as grad_fn
 from refimpl.core.tensor import TensorImpl, requires_grad, set_data
 from refimpl.ops import aten, data
 
@@ -31,7 +26,18 @@ class AutogradMethods:
 
     @property
     def requires_grad(self: Any) -> bool:
-        return requires_grad(self)
+        # torch: a view autograd recorded requires grad while its base does, even one made
+        # in no_grad mode (DifferentiableViewMeta::requires_grad).
+        if requires_grad(self):
+            return True
+        meta: AutogradMeta | None = self._autograd_meta
+        base = self._base
+        return (
+            base is not None
+            and meta is not None
+            and meta.view_version is not None
+            and requires_grad(base)
+        )
 
     @requires_grad.setter
     def requires_grad(self: Any, value: bool) -> None:
@@ -105,7 +111,7 @@ class AutogradMethods:
         if not requires_grad(self):
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         meta = meta_of(self)
-        node = meta.grad_fn
+        node = grad_fn(self)
         if node is None or meta.retains_grad:
             return
         tensor = self
@@ -127,10 +133,11 @@ class AutogradMethods:
         if not requires_grad(self):
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         meta = meta_of(self)
-        if meta.grad_fn is None:
+        node = grad_fn(self)
+        if node is None:
             grad_accumulator(self)  # torch: the leaf's accumulator exists from here on
             return add_hook(meta.hooks, hook)
-        return meta.grad_fn.add_tensor_pre_hook(meta.output_nr, hook)
+        return node.add_tensor_pre_hook(meta.output_nr, hook)
 
     def register_post_accumulate_grad_hook(self: Any, hook: Callable[[Any], Any]) -> RemovableHandle:
         """`hook(tensor)` after a gradient was added into this leaf's `.grad`. Torch:

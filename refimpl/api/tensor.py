@@ -76,6 +76,27 @@ class Tensor(
         return strided
 
     @property
+    def real(self) -> Tensor:
+        """The real part (a view for a complex tensor, self otherwise). Torch: Tensor.real."""
+        out: Tensor = aten.real.default(self)
+        return out
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        # torch: THPVariable_set_real: self.real.copy_(value).
+        aten.real.default(self).copy_(value)
+
+    @property
+    def imag(self) -> Tensor:
+        """The imaginary part of a complex tensor, as a view. Torch: Tensor.imag."""
+        out: Tensor = aten.imag.default(self)
+        return out
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        aten.imag.default(self).copy_(value)
+
+    @property
     def T(self) -> Tensor:
         """All dims reversed (torch deprecates T on tensors with other than 2 dims)."""
         return self.permute(*reversed(range(self.dim())))

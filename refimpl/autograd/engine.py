@@ -45,18 +45,41 @@ class GraphTask:
         """Nodes to run when only some inputs' gradients are wanted (None: all)."""
         self.owned: set[int] = set()
         """ids of gradients the engine made (AccumulateGrad may keep them as `.grad`)."""
+        self.deliveries: dict[int, int] = {}
+        """How many input buffers each gradient was put in (torch reads use counts)."""
 
     def add(self, node: Node, nr: int, grad: Any) -> None:
-        """Torch: InputBuffer::add: the first gradient is kept, later ones are summed."""
+        """Torch: InputBuffer::add / accumulate: the first gradient is kept; a later one is
+        added into whichever of the two nothing else holds (in place, outside create_graph),
+        else summed into a new tensor."""
         buffer = self.buffers.get(node)
         if buffer is None:
             buffer = self.buffers[node] = [None] * max(len(node.input_metadata), nr + 1)
+        self.deliveries[id(grad)] = self.deliveries.get(id(grad), 0) + 1
         old = buffer[nr]
         if old is None:
             buffer[nr] = grad
+        elif not GRAD_STATE.enabled and self._may_overwrite(old, grad):
+            aten.add_.Tensor(old, grad)
+        elif not GRAD_STATE.enabled and self._may_overwrite(grad, old):
+            buffer[nr] = aten.add_.Tensor(grad, old)
         else:
             buffer[nr] = aten.add.Tensor(old, grad)
             self.owned.add(id(buffer[nr]))
+            self.deliveries[id(buffer[nr])] = 1
+
+    def _may_overwrite(self, t: Any, other: Any) -> bool:
+        """Torch: can_accumulate_inplace (nothing else holds the tensor or its storage: here,
+        the engine made it, gave it to one place, and it is no view), for an addition that
+        keeps its dtype and shape."""
+        return (
+            id(t) in self.owned
+            and self.deliveries.get(id(t), 0) == 1
+            and t._base is None
+            and t._dtype is other._dtype
+            and t._size == other._size
+            and geometry.is_non_overlapping_and_dense(t._size, t._stride)
+        )
 
 
 def _collect(roots: Sequence[Node], task: GraphTask) -> None:
@@ -236,8 +259,11 @@ def _evaluate(node: Node, task: GraphTask) -> list[Any]:
         return []
     outputs = node.apply(list(inputs))
     validate_outputs(node, outputs, task)
+    given = {id(g) for g in inputs if g is not None}
     for output in outputs:
-        if output is not None:
+        # A formula's new tensor is the engine's; a gradient it passes on as it came (add's,
+        # clone's) stays whoever's it was (the caller's, for a root gradient).
+        if output is not None and id(output) not in given:
             task.owned.add(id(output))
     for hook in list(node._hooks.values()):
         result = hook(tuple(outputs), tuple(inputs))

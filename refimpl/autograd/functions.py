@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from refimpl._base.dtypes import bool_, complex128, float64, int64
-from refimpl.autograd.graph import Node, SavedVariable
+from refimpl.autograd.graph import FREED_MESSAGE, Node, SavedVariable
 from refimpl.autograd.variable import Edge
 from refimpl.core.tensor import TensorImpl
+from refimpl.dispatch.overloads import namespace
 from refimpl.dispatch.schema import FunctionSchema
 from refimpl.ops._derivative import TENSOR_FACTS, DerivativeEntry, Formula
+
+aten = namespace("aten")
 
 # How a formula parameter is filled (see ops/_derivative.py).
 GRAD: Final = "grad"
@@ -54,6 +57,10 @@ def _fact(kind: str, t: Any) -> Any:
         return t._dtype
     if kind == "device":
         return t._storage.device
+    if kind == "options":
+        return (t._dtype, t._storage.device)
+    if kind == "geometry":
+        return (t._size, t._stride, t._storage_offset)
     raise RuntimeError(f"refimpl: no saved fact '{kind}'")
 
 
@@ -86,6 +93,9 @@ class Parameter:
     """For FACT: the suffix (`sym_sizes`)."""
     output: int = -1
     """For OUTPUT: the output's position."""
+    tensor: bool = False
+    """Whether it holds tensors (saved only when a formula that reads it will run; torch
+    saves other values always)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +135,7 @@ class NodeSpec:
         positional = [a for a in schema.arguments if not a.kwarg_only]
         self.argument_positions = {a.name: i for i, a in enumerate(positional)}
         self.keyword_names = {a.name for a in schema.arguments if a.kwarg_only}
+        self.argument_types = {a.name: str(a.type) for a in schema.arguments}
         self.inputs = tuple(
             DiffInput(
                 a.name,
@@ -149,6 +160,13 @@ class NodeSpec:
         )
         self.exposed = exposed
         self.node_class: type[FormulaNode] = node_class(name)
+        # torch saves values that are not tensors whatever inputs need a gradient.
+        always: dict[str, Parameter] = {}
+        for plan in self.plans:
+            for p in plan.params:
+                if p.kind in (ARGUMENT, FACT) and not p.tensor:
+                    always.setdefault(p.name, p)
+        self.always_saved = tuple(always.values())
 
     def _parameter(self, name: str) -> Parameter:
         if name == "grad":
@@ -156,10 +174,10 @@ class NodeSpec:
         if name == "grads":
             return Parameter(name, GRADS)
         if name in self.argument_positions or name in self.keyword_names:
-            return Parameter(name, ARGUMENT, name)
+            return Parameter(name, ARGUMENT, name, tensor="Tensor" in self.argument_types[name])
         for i, output in enumerate(self.outputs):
             if name == (output or ("result" if len(self.outputs) == 1 else f"result{i}")):
-                return Parameter(name, OUTPUT, output, output=i)
+                return Parameter(name, OUTPUT, output, output=i, tensor=True)
         for suffix in TENSOR_FACTS + ("args_sizes", "args_scalartypes"):
             source = name.removesuffix(f"_{suffix}")
             if source != name and (
@@ -242,24 +260,66 @@ class FormulaNode(Node):
     def release_variables(self) -> None:
         for value in self._saved.values():
             for item in value if isinstance(value, list) else (value,):
-                if isinstance(item, SavedVariable):
+                if isinstance(item, (SavedVariable, SavedNumber)):
                     item.release()
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *self._spec.exposed})
 
     def __getattr__(self, name: str) -> Any:
         # torch: the `_saved_<name>` getters of the generated Python node classes.
         if name.startswith("_saved_") and name in self._spec.exposed:
             value = self._saved.get(name.removeprefix("_saved_"))
-            if isinstance(value, tuple) and all(type(n) is int for n in value):
-                return value
-            return _unpacked(value, self)
+            if isinstance(value, SavedNumber):
+                return value.as_tensor()
+            return _exposed(_unpacked(value, self))
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 def _unpacked(value: Any, node: Node) -> Any:
     if isinstance(value, SavedVariable):
         return value.unpack(node)
+    if isinstance(value, SavedNumber):
+        return value.unpack()
     if isinstance(value, list):
         return [_unpacked(item, node) for item in value]
+    return value
+
+
+class SavedNumber:
+    """A Python number given for a Tensor argument and saved for backward. Torch wraps it in
+    a 0-dim tensor (a wrapped number) and saves that: it is freed after backward like any
+    saved tensor, and `_saved_<name>` reads it as a 0-dim tensor of the number's type."""
+
+    __slots__ = ("_freed", "value")
+
+    def __init__(self, value: bool | complex) -> None:
+        self.value = value
+        self._freed = False
+
+    def unpack(self) -> bool | complex:
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return self.value
+
+    def as_tensor(self) -> Any:
+        value = self.unpack()
+        return aten.scalar_tensor.default(value, dtype=_WRAPPED_DTYPES[type(value)])
+
+    def release(self) -> None:
+        self._freed = True
+
+
+_UINT64: Final = 2**64 - 1
+
+
+def _exposed(value: Any) -> Any:
+    # torch's `_saved_<name>` getters read int64 values as unsigned (-1 reads 2**64 - 1) and
+    # int lists and sizes as tuples.
+    if type(value) is int:
+        return value & _UINT64
+    if isinstance(value, (tuple, list)) and all(type(n) is int for n in value):
+        return tuple(n & _UINT64 for n in value)
     return value
 
 
@@ -281,6 +341,8 @@ def save_value(p: Parameter, spec: NodeSpec, args: tuple[Any, ...], kwargs: dict
         return _fact(p.fact, value)
     if isinstance(value, TensorImpl):
         return SavedVariable(value, is_output=False)
+    if p.tensor and isinstance(value, (bool, int, float, complex)):
+        return SavedNumber(value)
     if isinstance(value, (list, tuple)) and any(isinstance(v, TensorImpl) for v in value):
         return [
             SavedVariable(v, is_output=False) if isinstance(v, TensorImpl) else v for v in value

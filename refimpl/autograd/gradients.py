@@ -12,8 +12,8 @@ from typing import Any
 from refimpl._base.memory_format import preserve_format
 from refimpl._base.size import Size
 from refimpl.autograd import engine
-from refimpl.autograd.graph import gradient_edge
 from refimpl.autograd.variable import Edge
+from refimpl.autograd.views import gradient_edge
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl
 from refimpl.ops import aten

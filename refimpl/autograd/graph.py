@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple, Self
 
 from refimpl._base.dtypes import DType
-from refimpl.autograd.variable import AutogradMeta, Edge, meta_of, set_history
+from refimpl.autograd.variable import Edge, meta_of, set_history
 from refimpl.core.tensor import TensorImpl
 from refimpl.ops import data
 
@@ -287,19 +287,6 @@ class AccumulateGrad(Node):
         # The engine accumulates (engine.accumulate_grad): it knows whether the gradient
         # buffer is shared and whether the graph is being differentiated again.
         raise RuntimeError("AccumulateGrad runs through the engine")
-
-
-def gradient_edge(t: TensorImpl) -> Edge | None:
-    """Where the gradient of `t` goes: its grad_fn's input, or its accumulator for a leaf that
-    requires grad; None if it needs none. Torch: impl::gradient_edge."""
-    meta: AutogradMeta | None = t._autograd_meta
-    if meta is None:
-        return None
-    if meta.grad_fn is not None:
-        return meta.grad_fn, meta.output_nr
-    if meta.requires_grad:
-        return grad_accumulator(t), 0
-    return None
 
 
 def grad_accumulator(t: TensorImpl) -> AccumulateGrad:

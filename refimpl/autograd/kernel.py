@@ -28,8 +28,17 @@ from refimpl._base.keys import (
 from refimpl._base.spec import AutogradFacts, autograd_facts
 from refimpl.autograd.functions import ARGUMENT, FACT, OUTPUT, NodeSpec, save_value
 from refimpl.autograd.grad_mode import GRAD_STATE
-from refimpl.autograd.graph import Node, SavedVariable, gradient_edge
-from refimpl.autograd.variable import AutogradMeta, set_history
+from refimpl.autograd.graph import Node, SavedVariable
+from refimpl.autograd.variable import set_history
+from refimpl.autograd.views import (
+    DEFAULT,
+    MULTI_OUTPUT_NODE,
+    NO_GRAD_MODE,
+    check_inplace,
+    gradient_edge,
+    mark_view,
+    rebase_history,
+)
 from refimpl.core.tensor import TensorImpl, requires_grad
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload
@@ -81,33 +90,41 @@ def _edges(
     return tuple(edges), tuple(spans)
 
 
-def _check_inplace(self: TensorImpl) -> None:
-    """Torch: check_inplace in VariableTypeUtils.h."""
-    meta: AutogradMeta | None = self._autograd_meta
-    if meta is not None and meta.grad_fn is None and meta.requires_grad:
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation."
-        )
+def _outputs(result: Any) -> tuple[Any, ...]:
+    # A tuple of returns, a Tensor[] return (split, unbind), or one tensor.
+    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
 def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> AutogradKernel:
-    """The Autograd kernel of `op` from its node spec. Torch: a generated VariableType kernel."""
+    """The Autograd kernel of `op` from its node spec. Torch: a generated VariableType kernel
+    (with the ADInplaceOrView part for views: as_view, and for in-place ops on views:
+    rebase_history)."""
     first = spec.inputs[0].name if spec.inputs else ""
+    schema_first = op._schema.arguments[0] if op._schema.arguments else None
+    alias = None if schema_first is None else schema_first.alias_info
+    is_view_op = alias is not None and not alias.is_write
 
     def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         if not GRAD_STATE.enabled:
-            return redispatch_below(op, keyset, args, kwargs)
+            result = redispatch_below(op, keyset, args, kwargs)
+            if is_view_op:
+                for out in _outputs(result):
+                    if isinstance(out, TensorImpl) and out._base is not None:
+                        mark_view(out, NO_GRAD_MODE)
+            return result
         edges, spans = _edges(spec, args, kwargs)
         if all(edge is None for edge in edges):
             return redispatch_below(op, keyset, args, kwargs)
         if inplace:
-            _check_inplace(args[0])
+            check_inplace(args[0], True)
         needed = [
             plan
             for plan in spec.plans
             if any(edges[i] is not None for p in plan.inputs for i in range(*spans[p]))
         ]
-        saved: dict[str, Any] = {}
+        saved: dict[str, Any] = {
+            p.name: save_value(p, spec, args, kwargs) for p in spec.always_saved
+        }
         for plan in needed:
             for p in plan.params:
                 if (p.kind == ARGUMENT or p.kind == FACT) and p.name not in saved:
@@ -119,17 +136,22 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
                         saved[p.name] = save_value(p, spec, args, kwargs)
         result = redispatch_below(op, keyset, args, kwargs)
         node = spec.node_class(spec, edges, spans, saved)
-        outputs = result if isinstance(result, tuple) else (result,)
+        outputs = _outputs(result)
         for i, out in enumerate(outputs):
-            if (
+            if not (
                 isinstance(out, TensorImpl)
                 and differentiable(out)
                 and i not in spec.non_differentiable_outputs
             ):
-                node.add_input_metadata(out)
-                set_history(out, node, i)
-            else:
                 node.input_metadata.append(None)
+                continue
+            node.add_input_metadata(out)
+            if inplace and out._base is not None:
+                rebase_history(out, node)
+                continue
+            set_history(out, node, i)
+            if is_view_op and out._base is not None:
+                mark_view(out, MULTI_OUTPUT_NODE if len(outputs) > 1 else DEFAULT)
         for plan in needed:
             for p in plan.params:
                 if p.kind == OUTPUT and p.name not in saved:
@@ -186,7 +208,7 @@ def not_implemented_fallback(
     edges = tuple(gradient_edge(t) for t in tensors if requires_grad(t))
     result = redispatch_below(op, keyset, args, kwargs)
     node = NotImplementedNode(message, edges)
-    outputs = result if isinstance(result, tuple) else (result,)
+    outputs = _outputs(result)
     for i, out in enumerate(outputs):
         if isinstance(out, TensorImpl) and differentiable(out):
             node.add_input_metadata(out)

@@ -29,6 +29,7 @@ class AutogradMeta:
 
     __slots__ = (
         "_accumulator",
+        "creation",
         "grad",
         "grad_fn",
         "hooks",
@@ -37,7 +38,7 @@ class AutogradMeta:
         "post_accumulate_grad_hooks",
         "requires_grad",
         "retains_grad",
-        "view_of",
+        "view_version",
     )
 
     def __init__(self) -> None:
@@ -52,8 +53,10 @@ class AutogradMeta:
         self.post_accumulate_grad_hooks: dict[int, Callable[[Any], Any]] = {}
         self._accumulator: weakref.ref[AccumulateGrad] | None = None
         self.name: str | None = None
-        self.view_of: TensorImpl | None = None
-        """The base of a differentiable view (torch: DifferentiableViewMeta::base_)."""
+        self.creation: str | None = None
+        """For a view recorded by autograd: how it was made (views.py's CreationMeta)."""
+        self.view_version: int | None = None
+        """For such a view: the version its grad_fn belongs to (torch: attr_version)."""
 
 
 def meta_of(t: TensorImpl) -> AutogradMeta:
@@ -64,7 +67,8 @@ def meta_of(t: TensorImpl) -> AutogradMeta:
     return meta
 
 
-def _mark(t: TensorImpl, requires: bool) -> None:
+def mark_requires_grad(t: TensorImpl, requires: bool) -> None:
+    """Set or clear the tensor's requires-grad bit (Note [Requires-grad bit])."""
     if requires:
         t._key_set |= REQUIRES_GRAD_BIT
     else:
@@ -90,7 +94,7 @@ def set_requires_grad(t: TensorImpl, requires: bool) -> None:
     if not requires and t._autograd_meta is None:
         return
     meta_of(t).requires_grad = requires
-    _mark(t, requires)
+    mark_requires_grad(t, requires)
 
 
 def set_history(t: TensorImpl, node: Node, output_nr: int) -> None:
@@ -103,7 +107,7 @@ def set_history(t: TensorImpl, node: Node, output_nr: int) -> None:
     meta.grad_fn = node
     meta.output_nr = output_nr
     meta.requires_grad = False
-    _mark(t, True)
+    mark_requires_grad(t, True)
 
 
 def clear_history(t: TensorImpl) -> None:
@@ -113,5 +117,6 @@ def clear_history(t: TensorImpl) -> None:
         meta.grad_fn = None
         meta.output_nr = 0
         meta.requires_grad = False
-        meta.view_of = None
-    _mark(t, False)
+        meta.creation = None
+        meta.view_version = None
+    mark_requires_grad(t, False)

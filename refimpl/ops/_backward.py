@@ -100,3 +100,149 @@ def mm_mat2_backward(
         return maybe_multiply(product, conj_scalar(alpha))
     product = aten.mm.default(aten.conj.default(aten.t.default(mat1)), grad)
     return maybe_multiply(product, conj_scalar(alpha))
+
+
+# --- views ---------------------------------------------------------------------------------
+
+
+def permute_backwards(grad: Tensor, dims: Sequence[int]) -> Tensor:
+    """`grad` permuted back. Torch: permute_backwards."""
+    rank = len(dims)
+    inverse = [0] * rank
+    for i, d in enumerate(dims):
+        inverse[d % rank if rank else 0] = i
+    return aten.permute.default(grad, inverse)
+
+
+def unsqueeze_to(grad: Tensor, sizes: Sequence[int], dims: Sequence[int] | int | None = None) -> Tensor:
+    """`grad` with the size-1 dims a squeeze removed put back. Torch: unsqueeze_to (the
+    every-dim form, and the dim / dims forms, which only restore dims that were 1)."""
+    rank = len(sizes)
+    candidates: Sequence[int]
+    if dims is None:
+        candidates = range(rank)
+    else:
+        listed = [dims] if isinstance(dims, int) else list(dims)
+        candidates = sorted({d % rank for d in listed}) if rank else []
+    for d in candidates:
+        if sizes[d] == 1:
+            grad = aten.unsqueeze.default(grad, d)
+    return grad
+
+
+def _zeros(grad: Tensor, sizes: Sequence[int]) -> Tensor:
+    return aten.new_zeros.default(grad, list(sizes))
+
+
+def select_backward(grad: Tensor, sizes: Sequence[int], dim: int, index: int) -> Tensor:
+    """Zeros of the input's size with `grad` at `index` of `dim`. Torch: select_backward."""
+    return aten.select_scatter.default(_zeros(grad, sizes), grad, dim, index)
+
+
+def slice_backward(
+    grad: Tensor, sizes: Sequence[int], dim: int, start: int | None, end: int | None, step: int
+) -> Tensor:
+    """Zeros of the input's size with `grad` at the slice. Torch: slice_backward_wrapper."""
+    return aten.slice_scatter.default(_zeros(grad, sizes), grad, dim, start, end, step)
+
+
+def diagonal_backward(
+    grad: Tensor, sizes: Sequence[int], offset: int, dim1: int, dim2: int
+) -> Tensor:
+    """Zeros of the input's size with `grad` on the diagonal. Torch: diagonal_backward."""
+    return aten.diagonal_scatter.default(_zeros(grad, sizes), grad, offset, dim1, dim2)
+
+
+def as_strided_backward(
+    grad: Tensor,
+    geometry: tuple[tuple[int, ...], tuple[int, ...], int],
+    size: Sequence[int],
+    stride: Sequence[int],
+    storage_offset: int | None,
+) -> Tensor:
+    """The gradient of an as_strided view with respect to the tensor it was taken from.
+
+    Torch: as_strided_backward. The gradient is scattered into a zero storage laid out as the
+    input's, then read back through the input's geometry. Differs: torch also handles views
+    whose elements overlap (counting how often each storage element is seen); refimpl raises
+    for those.
+    """
+    in_size, in_stride, in_offset = geometry
+    offset = in_offset if storage_offset is None else storage_offset
+    if any(s == 0 and n > 1 for n, s in zip(size, stride, strict=True)):
+        raise NotImplementedError(
+            "refimpl: the gradient of as_strided with overlapping elements is not implemented"
+        )
+    extent = max(
+        _extent(in_size, in_stride, in_offset), _extent(tuple(size), tuple(stride), offset)
+    )
+    flat = _zeros(grad, [extent])
+    flat = aten.as_strided_scatter.default(flat, grad, list(size), list(stride), offset)
+    return aten.as_strided.default(flat, list(in_size), list(in_stride), in_offset)
+
+
+def _extent(size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> int:
+    if any(n == 0 for n in size):
+        return offset
+    return offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+
+
+def unfold_backward(grad: Tensor, sizes: Sequence[int], dimension: int, size: int, step: int) -> Tensor:
+    """Each window's gradient added back at its place. Torch: unfold_backward."""
+    rank = len(sizes)
+    d = dimension % rank if rank else 0
+    result = _zeros(grad, sizes)
+    windows = grad._size[d] if rank else 1
+    for w in range(windows):
+        # window w covers [w * step, w * step + size) of `dimension`; its values sit in the
+        # last dim of grad.
+        piece = aten.select.int(grad, d, w) if rank else grad
+        piece = aten.movedim.int(piece, -1, d) if rank else piece
+        current = aten.slice.Tensor(result, d, w * step, w * step + size, 1)
+        summed = aten.add.Tensor(current, piece)
+        result = aten.slice_scatter.default(result, summed, d, w * step, w * step + size, 1)
+    return result
+
+
+def _filled(grads: Sequence[Tensor | None], like_sizes: Sequence[Sequence[int]], dtype: Any, device: Any) -> list[Tensor]:
+    return [
+        aten.zeros.default(list(sizes), dtype=dtype, device=device) if g is None else g
+        for g, sizes in zip(grads, like_sizes, strict=True)
+    ]
+
+
+def split_with_sizes_backward(
+    grads: Sequence[Tensor | None],
+    split_sizes: Sequence[int],
+    dim: int,
+    sizes: Sequence[int],
+    options: tuple[DType, Any],
+) -> Tensor:
+    """The pieces' gradients concatenated, zeros for pieces without one. Torch:
+    split_with_sizes_backward."""
+    d = dim % len(sizes)
+    piece_sizes = [[*sizes[:d], n, *sizes[d + 1 :]] for n in split_sizes]
+    return aten.cat.default(_filled(grads, piece_sizes, *options), d)
+
+
+def split_backward(
+    grads: Sequence[Tensor | None],
+    split_size: int,
+    dim: int,
+    sizes: Sequence[int],
+    options: tuple[DType, Any],
+) -> Tensor:
+    """Torch: split_backward (the sizes split.Tensor made, then split_with_sizes_backward)."""
+    d = dim % len(sizes)
+    total = sizes[d]
+    count = max(1, -(-total // split_size)) if split_size else 1
+    split_sizes = [min(split_size, total - i * split_size) for i in range(count)]
+    return split_with_sizes_backward(grads, split_sizes, dim, sizes, options)
+
+
+def unbind_backward(grads: Sequence[Tensor | None], dim: int) -> Tensor:
+    """The slices' gradients stacked, zeros for slices without one (shaped as one that has
+    one: the node runs only when some gradient is defined). Torch: unbind_backward."""
+    defined = next(g for g in grads if g is not None)
+    filled = [aten.zeros_like.default(defined) if g is None else g for g in grads]
+    return aten.stack.default(filled, dim)

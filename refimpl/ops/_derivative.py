@@ -16,8 +16,9 @@ A formula's parameters name what it reads, the way torch's generated nodes name 
   every output, a tuple (None where an output got no gradient);
 - a schema argument (`self`, `other`, `alpha`, `dim`): its value at the call;
 - `<tensor>_sym_sizes`, `<tensor>_sym_strides`, `<tensor>_sym_numel`, `<tensor>_dim`,
-  `<tensor>_scalar_type`, `<tensor>_device`: that much of an input tensor, where the formula
-  needs no values (torch saves `self_sym_sizes` for sum, not `self`);
+  `<tensor>_scalar_type`, `<tensor>_device`, `<tensor>_options` (dtype, device),
+  `<tensor>_geometry` (sizes, strides, storage offset): that much of an input tensor, where
+  the formula needs no values (torch saves `self_sym_sizes` for sum, not `self`);
 - `result` (the only output), or an output's schema name (`values`, `indices`), or
   `result0`, `result1`, ... for unnamed outputs: the outputs, saved after the call.
 
@@ -38,7 +39,16 @@ from typing import Any, Final, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 # Suffixes of saved facts about an input tensor (torch's saved-variable name suffixes).
-TENSOR_FACTS: Final = ("sym_sizes", "sym_strides", "sym_numel", "dim", "scalar_type", "device")
+TENSOR_FACTS: Final = (
+    "sym_sizes",
+    "sym_strides",
+    "sym_numel",
+    "dim",
+    "scalar_type",
+    "device",
+    "options",
+    "geometry",
+)
 
 
 @dataclass(frozen=True)

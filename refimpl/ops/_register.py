@@ -134,6 +134,7 @@ def registered_overloads() -> list[str]:
 
 _REGISTRATION_KEYS: Final = (
     DispatchKey.CompositeExplicitAutograd,
+    DispatchKey.CompositeExplicitAutogradNonFunctional,
     DispatchKey.CompositeImplicitAutograd,
     DispatchKey.CPU,
     DispatchKey.CUDA,

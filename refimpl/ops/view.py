@@ -25,6 +25,20 @@ from refimpl.core.tensor import (
 )
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._backward import (
+    Tensor,
+    as_strided_backward,
+    diagonal_backward,
+    permute_backwards,
+    select_backward,
+    slice_backward,
+    split_backward,
+    split_with_sizes_backward,
+    sum_to,
+    unbind_backward,
+    unfold_backward,
+    unsqueeze_to,
+)
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
@@ -69,6 +83,12 @@ view = defop("view(Tensor(a) self, SymInt[] size) -> Tensor(a)")
 def view_kernel(self: TensorImpl, size: list[int]) -> Any:
     """A view with another shape; never copies. Torch: view in TensorShape.cpp."""
     return make_view(self, geometry.view(self._geometry(), size))
+
+
+@view.derivative("self")
+def view_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    # torch: grad.reshape_symint(self.sym_sizes())
+    return aten.reshape.default(grad, list(self_sym_sizes))
 
 
 # --- view.dtype ---------------------------------------------------------------------------
@@ -162,6 +182,12 @@ def _unsafe_view_kernel(self: TensorImpl, size: list[int]) -> Any:
     )
 
 
+@_unsafe_view.derivative("self")
+def _unsafe_view_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    # torch: grad.reshape_symint(self.sym_sizes())
+    return aten.reshape.default(grad, list(self_sym_sizes))
+
+
 # --- reshape -----------------------------------------------------------------------------
 
 reshape = defop("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)")
@@ -192,6 +218,12 @@ def transpose_kernel(self: TensorImpl, dim0: int, dim1: int) -> Any:
     return make_view(self, geometry.transpose(self._geometry(), dim0, dim1))
 
 
+@transpose.derivative("self")
+def transpose_backward(grad: Tensor, dim0: int, dim1: int) -> Tensor:
+    # torch: grad.transpose(dim0, dim1)
+    return aten.transpose.int(grad, dim0, dim1)
+
+
 t = defop("t(Tensor(a) self) -> Tensor(a)")
 
 
@@ -199,6 +231,12 @@ t = defop("t(Tensor(a) self) -> Tensor(a)")
 def t_kernel(self: TensorImpl) -> Any:
     """transpose(0, 1) of a tensor with at most 2 dims. Torch: t in TensorShape.cpp."""
     return make_view(self, geometry.t(self._geometry()))
+
+
+@t.derivative("self")
+def t_backward(grad: Tensor) -> Tensor:
+    # torch: grad.t()
+    return aten.t.default(grad)
 
 
 permute = defop("permute(Tensor(a) self, int[] dims) -> Tensor(a)")
@@ -209,6 +247,12 @@ permute = defop("permute(Tensor(a) self, int[] dims) -> Tensor(a)")
 def permute_kernel(self: TensorImpl, dims: list[int]) -> Any:
     """The dims reordered. Torch: permute in TensorShape.cpp."""
     return make_view(self, geometry.permute(self._geometry(), dims))
+
+
+@permute.derivative("self")
+def permute_backward(grad: Tensor, dims: list[int]) -> Tensor:
+    # torch: permute_backwards(grad, dims)
+    return permute_backwards(grad, dims)
 
 
 # --- expand ------------------------------------------------------------------------------
@@ -222,6 +266,12 @@ def expand_kernel(self: TensorImpl, size: list[int], *, implicit: bool) -> Any:
     return make_view(self, geometry.expand(self._geometry(), size, legacy_type_name(self._dtype)))
 
 
+@expand.derivative("self")
+def expand_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    # torch: at::sum_to(grad, self.sym_sizes())
+    return sum_to(grad, self_sym_sizes)
+
+
 # --- unsqueeze, squeeze ------------------------------------------------------------------
 
 unsqueeze = defop("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)")
@@ -233,6 +283,12 @@ def unsqueeze_kernel(self: TensorImpl, dim: int) -> Any:
     return make_view(self, geometry.unsqueeze(self._geometry(), dim))
 
 
+@unsqueeze.derivative("self")
+def unsqueeze_backward(grad: Tensor, dim: int) -> Tensor:
+    # torch: grad.squeeze(dim)
+    return aten.squeeze.dim(grad, dim)
+
+
 squeeze = defop("squeeze(Tensor(a) self) -> Tensor(a)")
 
 
@@ -240,6 +296,12 @@ squeeze = defop("squeeze(Tensor(a) self) -> Tensor(a)")
 def squeeze_kernel(self: TensorImpl) -> Any:
     """Every size-1 dim removed. Torch: squeeze in TensorShape.cpp."""
     return make_view(self, geometry.squeeze(self._geometry(), None))
+
+
+@squeeze.derivative("self")
+def squeeze_backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    # torch: unsqueeze_to(grad, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes)
 
 
 squeeze_dim = defop("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)")
@@ -251,6 +313,12 @@ def squeeze_dim_kernel(self: TensorImpl, dim: int) -> Any:
     return make_view(self, geometry.squeeze(self._geometry(), [dim]))
 
 
+@squeeze_dim.derivative("self")
+def squeeze_dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int) -> Tensor:
+    # torch: unsqueeze_to(grad, dim, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes, dim)
+
+
 squeeze_dims = defop("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)")
 
 
@@ -258,6 +326,12 @@ squeeze_dims = defop("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)")
 def squeeze_dims_kernel(self: TensorImpl, dim: list[int]) -> Any:
     """The listed dims of size 1 removed. Torch: squeeze.dims in TensorShape.cpp."""
     return make_view(self, geometry.squeeze(self._geometry(), dim))
+
+
+@squeeze_dims.derivative("self")
+def squeeze_dims_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: list[int]) -> Tensor:
+    # torch: unsqueeze_to(grad, dim, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes, dim)
 
 
 # --- select, slice, narrow ---------------------------------------------------------------
@@ -271,6 +345,14 @@ def select_kernel(self: TensorImpl, dim: int, index: int) -> Any:
     return make_view(self, geometry.select(self._geometry(), dim, index))
 
 
+@select.derivative("self")
+def select_backward_self(
+    grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int, index: int
+) -> Tensor:
+    # torch: select_backward_symint(grad, self.sym_sizes(), dim, index)
+    return select_backward(grad, self_sym_sizes, dim, index)
+
+
 slice_ = defop(
     "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
     "SymInt step=1) -> Tensor(a)"
@@ -281,6 +363,19 @@ slice_ = defop(
 def slice_kernel(self: TensorImpl, dim: int, start: int | None, end: int | None, step: int) -> Any:
     """Every `step`-th index of `dim` in [start, end), clamped. Torch: slice in TensorShape.cpp."""
     return make_view(self, geometry.slice_(self._geometry(), dim, start, end, step))
+
+
+@slice_.derivative("self")
+def slice_backward_self(
+    grad: Tensor,
+    self_sym_sizes: tuple[int, ...],
+    dim: int,
+    start: int | None,
+    end: int | None,
+    step: int,
+) -> Tensor:
+    # torch: slice_backward_wrapper(grad, self.sym_sizes(), dim, start, end, step)
+    return slice_backward(grad, self_sym_sizes, dim, start, end, step)
 
 
 narrow = defop("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)")
@@ -307,6 +402,14 @@ def diagonal_kernel(self: TensorImpl, offset: int, dim1: int, dim2: int) -> Any:
     return make_view(self, geometry.diagonal(self._geometry(), offset, dim1, dim2))
 
 
+@diagonal.derivative("self")
+def diagonal_backward_self(
+    grad: Tensor, self_sym_sizes: tuple[int, ...], offset: int, dim1: int, dim2: int
+) -> Tensor:
+    # torch: diagonal_backward_symint(grad, self.sym_sizes(), offset, dim1, dim2)
+    return diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2)
+
+
 as_strided = defop(
     "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) "
     "-> Tensor(a)"
@@ -330,6 +433,18 @@ def as_strided_kernel(
     return make_view(self, g)
 
 
+@as_strided.derivative("self")
+def as_strided_backward_self(
+    grad: Tensor,
+    self_geometry: tuple[tuple[int, ...], tuple[int, ...], int],
+    size: list[int],
+    stride: list[int],
+    storage_offset: int | None,
+) -> Tensor:
+    # torch: as_strided_backward(grad, TensorGeometry(self), size, stride, storage_offset)
+    return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+
+
 unfold = defop("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)")
 
 
@@ -340,6 +455,14 @@ def unfold_kernel(self: TensorImpl, dimension: int, size: int, step: int) -> Any
     return make_view(self, geometry.unfold(self._geometry(), dimension, size, step))
 
 
+@unfold.derivative("self")
+def unfold_backward_self(
+    grad: Tensor, self_sym_sizes: tuple[int, ...], dimension: int, size: int, step: int
+) -> Tensor:
+    # torch: unfold_backward_symint(grad, self.sym_sizes(), dimension, size, step)
+    return unfold_backward(grad, self_sym_sizes, dimension, size, step)
+
+
 alias = defop("alias(Tensor(a) self) -> Tensor(a)")
 
 
@@ -347,6 +470,12 @@ alias = defop("alias(Tensor(a) self) -> Tensor(a)")
 def alias_kernel(self: TensorImpl) -> Any:
     """A view with the same geometry. Torch: alias in TensorShape.cpp."""
     return make_view(self, self._geometry())
+
+
+@alias.derivative("self")
+def alias_backward(grad: Tensor) -> Tensor:
+    # torch: grad
+    return grad
 
 
 lift_fresh = defop("lift_fresh(Tensor(a) self) -> Tensor(a)")
@@ -403,6 +532,18 @@ def split_kernel(self: TensorImpl, split_size: int, dim: int) -> list[Any]:
     ]
 
 
+@split.derivative("self")
+def split_backward_self(
+    grads: tuple[Tensor | None, ...],
+    split_size: int,
+    dim: int,
+    self_sym_sizes: tuple[int, ...],
+    self_options: tuple[DType, Any],
+) -> Tensor:
+    # torch: split_backward(grads, split_size, dim, self.sym_sizes(), self.options())
+    return split_backward(grads, split_size, dim, self_sym_sizes, self_options)
+
+
 split_with_sizes = defop(
     "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"
 )
@@ -433,6 +574,18 @@ def split_with_sizes_kernel(self: TensorImpl, split_sizes: list[int], dim: int) 
     return pieces
 
 
+@split_with_sizes.derivative("self")
+def split_with_sizes_backward_self(
+    grads: tuple[Tensor | None, ...],
+    split_sizes: list[int],
+    dim: int,
+    self_sym_sizes: tuple[int, ...],
+    self_options: tuple[DType, Any],
+) -> Tensor:
+    # torch: split_with_sizes_backward(grads, split_sizes, dim, self.sym_sizes(), self.options())
+    return split_with_sizes_backward(grads, split_sizes, dim, self_sym_sizes, self_options)
+
+
 unbind = defop("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]")
 
 
@@ -444,6 +597,12 @@ def unbind_kernel(self: TensorImpl, dim: int) -> list[Any]:
     d = geometry.wrap_dim(dim, len(self._size))
     g = self._geometry()
     return [make_view(self, geometry.select(g, d, i)) for i in range(self._size[d])]
+
+
+@unbind.derivative("self")
+def unbind_backward_self(grads: tuple[Tensor | None, ...], dim: int) -> Tensor:
+    # torch: unbind_backward(grads, dim)
+    return unbind_backward(grads, dim)
 
 
 chunk = defop("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]")
@@ -533,6 +692,12 @@ def clone_kernel(self: TensorImpl, *, memory_format: Any) -> Any:
     """A copy with its own storage, laid out as `memory_format` asks (default: preserve, which
     keeps a dense input's strides). Torch: clone in TensorFactories.cpp."""
     return data.clone(self, as_memory_format(memory_format))
+
+
+@clone.derivative("self")
+def clone_backward(grad: Tensor) -> Tensor:
+    # torch: grad
+    return grad
 
 
 def _format(values: list[int]) -> str:
