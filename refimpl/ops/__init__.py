@@ -28,7 +28,6 @@ from refimpl.ops import pointwise as pointwise
 from refimpl.ops import predicates as predicates
 from refimpl.ops import products as products
 from refimpl.ops import reduction as reduction
-from refimpl.ops import reduction_extremes as reduction_extremes
 from refimpl.ops import reduction_norms as reduction_norms
 from refimpl.ops import reorder as reorder
 from refimpl.ops import scan as scan
