@@ -40,6 +40,8 @@ def main() -> None:
     t_add, r_add = torch.ops.aten.add.Tensor, refimpl.ops.aten.add.Tensor
     t_packet, r_packet = torch.ops.aten.add, refimpl.ops.aten.add
     tc, rc = tx > 0, refimpl.tensor([True, False] * 4)
+    tgx, tgy = torch.ones(8, requires_grad=True), torch.ones(8, requires_grad=True)
+    rgx, rgy = refimpl.ones(8, requires_grad=True), refimpl.ones(8, requires_grad=True)
     rows = {
         "aten.add.Tensor(x, y)": (lambda: r_add(rx, ry), lambda: t_add(tx, ty)),
         "aten.add(x, y) (packet)": (lambda: r_packet(rx, ry), lambda: t_packet(tx, ty)),
@@ -51,6 +53,8 @@ def main() -> None:
         "x[0]": (lambda: rx[0], lambda: tx[0]),
         "x.copy_(y)": (lambda: rx.copy_(ry), lambda: tx.copy_(ty)),
         "zeros(8)": (lambda: refimpl.zeros(8), lambda: torch.zeros(8)),
+        # issue 12: recording the graph (target <= 6x torch eager)
+        "x + y, requires_grad": (lambda: rgx + rgy, lambda: tgx + tgy),
     }
     candidates: dict[str, Bench] = {"numpy": lambda: np.add(nx, ny)}
     for name, (ours, theirs) in rows.items():

@@ -4,6 +4,7 @@
     refimpl conformance --target array_api_strict --ops add,exp --full
     refimpl conformance --target torch                 # the self-check: must be all green
     refimpl conformance --target numpy --write-xfails  # rewrite conformance/xfails/numpy.txt
+    refimpl conformance --target numpy --layers grad,gradgrad   # the gradient layers only
 
 The exit status is 1 when a case fails unexpectedly or an expected failure passes (XPASS).
 """
@@ -20,12 +21,24 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from conformance.opinfo import report, runner, select, xfails
+from conformance.opinfo import gradients, layers, report, runner, select, xfails
 from conformance.opinfo.convert import TORCH_TARGET, make_target, target_names
 
 
 def _names(text: str | None) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] if text else None
+
+
+def _layers(text: str | None) -> set[select.Variant] | None:
+    """The variants named in `text`; unknown names raise ValueError."""
+    names = _names(text)
+    if names is None:
+        return None
+    known = {v.value: v for v in select.Variant}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown layer {', '.join(unknown)}; choose from {', '.join(known)}")
+    return {known[n] for n in names}
 
 
 def parser() -> argparse.ArgumentParser:
@@ -44,9 +57,16 @@ def parser() -> argparse.ArgumentParser:
         "--family", help=f"comma-separated families (default: {','.join(select.CI_FAMILIES)}); "
         f"all: {','.join(select.FAMILIES)}",
     )
+    conf.add_argument(
+        "--layers", help="comma-separated layers (variants) to run; default: all of "
+        f"{','.join(v.value for v in select.Variant)}",
+    )
     conf.add_argument("--full", action="store_true",
                       help="every sample (also REFIMPL_OPINFO_FULL=1); default: "
-                      f"the first {runner.CI_MAX_SAMPLES} of each case")
+                      f"the first {runner.CI_MAX_SAMPLES} of each case, and "
+                      f"{gradients.CI_SAMPLES[select.Variant.GRAD]} / "
+                      f"{gradients.CI_SAMPLES[select.Variant.GRADGRAD]} differentiable samples "
+                      "a case for grad / gradgrad")
     conf.add_argument("--max-samples", type=int, help="samples per case (overrides --full)")
     conf.add_argument("--json", action="store_true", help="print the report as JSON")
     conf.add_argument("--write-xfails", action="store_true",
@@ -60,6 +80,7 @@ def run_conformance(args: argparse.Namespace) -> int:
     try:
         target = make_target(args.target)
         ops = select.select(_names(args.ops), _names(args.family))
+        chosen_layers = _layers(args.layers)
     except ValueError as error:
         print(f"refimpl conformance: {error}", file=sys.stderr)
         return 2
@@ -78,7 +99,7 @@ def run_conformance(args: argparse.Namespace) -> int:
     judged: list[report.Judged] = []
     results: list[runner.CaseResult] = []
     start = time.perf_counter()
-    pairs = sum(len(select.variants_of(op)) for op in ops)
+    pairs = sum(len(layers.selected_variants(op, chosen_layers)) for op in ops)
     # torch's sample generators and casts warn (ComplexHalf is experimental...): not ours.
     warnings.simplefilter("ignore", UserWarning)
     with Progress(
@@ -86,7 +107,9 @@ def run_conformance(args: argparse.Namespace) -> int:
         console=console, disable=args.json, transient=True,
     ) as progress:
         task = progress.add_task(f"OpInfos on {target.name}", total=pairs)
-        for op, variant, case_results in runner.run_selection(ops, target, max_samples):
+        for op, variant, case_results in layers.run_selection(
+            ops, target, max_samples, chosen_layers
+        ):
             family = select.family_of(op)
             for result in case_results:
                 judged.append(report.Judged(result, expected.verdict(result), family))
@@ -106,12 +129,18 @@ def run_conformance(args: argparse.Namespace) -> int:
         print(json.dumps(report.as_json(judged, meta), indent=1))
     else:
         report.print_report(console, judged, title, args.show)
+        for line in report.gradient_lines(judged):
+            console.print(line, markup=False, highlight=False)
     if args.write_xfails:
         if target.name == TORCH_TARGET:
             print("the torch target keeps an empty list; fix the runner instead",
                   file=sys.stderr)
             return 2
-        path = xfails.write(target.name, results, [select.full_name(op) for op in ops])
+        ran = {
+            (select.full_name(op), v.value)
+            for op in ops for v in layers.selected_variants(op, chosen_layers)
+        }
+        path = xfails.write(target.name, results, ran, whole_ops=chosen_layers is None)
         print(f"wrote {path}", file=sys.stderr)
         return 0
     return 1 if any(j.verdict.is_error for j in judged) else 0

@@ -74,52 +74,9 @@ def test_describe_sees_torchs_graph() -> None:
     assert unused["gb"] is None
 
 
-# Programs refimpl cannot run yet: the derivatives of the ops they use are still being
-# written (issue 12). strict: a program that starts passing must leave this list.
-PENDING: frozenset[str] = frozenset(
-    {
-        "advanced_indexing_repeats_accumulate",
-        "arithmetic_chain",
-        "autograd_grad_allow_unused",
-        "backward_with_explicit_gradient",
-        "basic_indexing",
-        "boolean_mask_indexing",
-        "broadcasting_sums_gradient_back",
-        "cat_dim0",
-        "chunk_decomposes_to_split",
-        "complex_inputs",
-        "custom_function",
-        "detach_cuts_the_graph",
-        "double_backward",
-        "dtype_conversion",
-        "gradients_accumulate_across_backwards",
-        "inplace_index_add",
-        "inplace_on_non_leaf",
-        "int_input_gets_no_grad",
-        "layer_norm_from_mean_var",
-        "layer_norm_graph_before_backward",
-        "masked_fill_and_clamp",
-        "matmul_matrix_vector",
-        "max_dim_multi_output",
-        "mlp_addmm_relu_cross_entropy",
-        "mlp_graph_before_backward",
-        "mlp_relu_by_where",
-        "no_grad_block",
-        "outer_product_broadcast",
-        "reductions_dim_keepdim",
-        "retain_grad_of_intermediate",
-        "retain_graph_keeps_saved_tensors",
-        "shared_subexpression",
-        "softmax_by_hand",
-        "split_multi_output",
-        "stack_dim1",
-        "tensor_hooks",
-        "transpose_then_reshape_copies",
-        "view_ops_chain",
-        "view_then_inplace",
-        "where_two_branches",
-    }
-)
+# Programs whose graph still differs from torch's, with the reason (strict: a program that
+# starts passing must leave this list).
+PENDING: frozenset[str] = frozenset()
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,9 @@
 """PyTorch's OpInfo database against refimpl: one test per (OpInfo, variant) of the CI selection.
 
 Each test runs every dtype the OpInfo supports on the CPU with the first few samples (all of
-them with REFIMPL_OPINFO_FULL=1) on the backend named by REFIMPL_BACKEND_CPU (default numpy),
+them with REFIMPL_OPINFO_FULL=1) on the backend named by REFIMPL_BACKEND_CPU (default numpy);
+the gradient layers (`grad`, `gradgrad`) check float64 and complex128 derivatives of the
+first 2 and 1 differentiable samples (conformance/opinfo/gradients.py),
 and judges the cases against `conformance/xfails/<backend>.txt`: an unlisted failure or a
 listed case that passes fails the test; listed failures make it xfail. `refimpl conformance`
 runs the same cases with a summary table.
@@ -16,7 +18,7 @@ import pytest
 import torch
 from torch.testing._internal.opinfo.core import OpInfo
 
-from conformance.opinfo import runner, select, xfails
+from conformance.opinfo import layers, runner, select, xfails
 from conformance.opinfo.convert import make_target
 
 BACKEND: Final = os.environ.get("REFIMPL_BACKEND_CPU", "numpy")
@@ -31,7 +33,7 @@ PAIRS: Final = [(op, variant) for op in select.select() for variant in select.va
     ("op", "variant"), PAIRS, ids=[f"{select.full_name(op)}-{v.value}" for op, v in PAIRS]
 )
 def test_opinfo(op: OpInfo, variant: select.Variant) -> None:
-    results = runner.run_variant(op, variant, TARGET, MAX_SAMPLES)
+    results = layers.run_variant(op, variant, TARGET, MAX_SAMPLES)
     verdicts = [(result, EXPECTED.verdict(result)) for result in results]
     errors = [
         f"{'XPASS (remove it from the list)' if v is xfails.Verdict.XPASS else 'FAIL'}: "
@@ -63,3 +65,19 @@ def test_conversion_keeps_values_and_layout() -> None:
         assert observed.dtype == "float32"
         assert torch.equal(observed.values, view.contiguous())
         assert converted.storage_offset() == view.storage_offset()
+
+
+def test_conversion_makes_leaves_that_require_grad() -> None:
+    """A sample tensor that requires grad becomes a leaf requiring grad, once per tensor
+    (a tensor passed twice is one leaf, so its gradient sums both uses), with its layout."""
+    base = torch.arange(12, dtype=torch.float64).reshape(3, 4)
+    leaf = base.t().requires_grad_(True)
+    view = base.requires_grad_(True)[1:]
+    with TARGET.activate():
+        first, again, other = TARGET.convert((leaf, leaf, view))
+    assert first is again and first is not other
+    for converted, original in ((first, leaf), (other, view)):
+        assert converted.requires_grad and converted.is_leaf
+        observed = TARGET.observe(converted.detach())
+        assert (observed.size, observed.stride) == (tuple(original.size()), original.stride())
+        assert torch.equal(observed.values, original.detach().contiguous())

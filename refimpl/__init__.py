@@ -60,14 +60,6 @@ from refimpl.api import (
     scans,
 )
 from refimpl.api._tensor_str import get_printoptions, set_printoptions
-from refimpl.autograd.grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
 
 # Each family of operators lists its torch.* names in its module's __all__.
 from refimpl.api.constructions import *
@@ -260,6 +252,14 @@ from refimpl.api.random import (
 from refimpl.api.reductions import *
 from refimpl.api.scans import *
 from refimpl.api.tensor import Tensor
+from refimpl.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from refimpl.core.config import config
 from refimpl.core.random import Generator
 from refimpl.core.storage import Storage as UntypedStorage
@@ -308,6 +308,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "autograd",
     "bfloat16",
     "bitwise_and",
     "bitwise_left_shift",
@@ -350,6 +351,7 @@ __all__ = [
     "empty_like",
     "empty_permuted",
     "empty_strided",
+    "enable_grad",
     "eq",
     "equal",
     "erf",
@@ -393,12 +395,15 @@ __all__ = [
     "igammac",
     "iinfo",
     "imag",
+    "inference_mode",
     "initial_seed",
     "int",
     "int8",
     "int16",
     "int32",
     "int64",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
     "isclose",
     "isfinite",
     "isinf",
@@ -443,6 +448,7 @@ __all__ = [
     "neg",
     "negative",
     "nextafter",
+    "no_grad",
     "not_equal",
     "ones",
     "ones_like",
@@ -475,6 +481,7 @@ __all__ = [
     "scalar_tensor",
     "seed",
     "set_default_dtype",
+    "set_grad_enabled",
     "set_printoptions",
     "set_rng_state",
     "sgn",

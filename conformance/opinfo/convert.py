@@ -150,6 +150,13 @@ class Target(abc.ABC):
         """A result of the target as an `Observed` value (tensors become ObservedTensor)."""
         raise NotImplementedError
 
+    @abc.abstractmethod
+    def grad(
+        self, outputs: list[Any], inputs: list[Any], grad_outputs: list[Any], create_graph: bool
+    ) -> tuple[Any, ...]:
+        """The target's `autograd.grad(outputs, inputs, grad_outputs, allow_unused=True)`."""
+        raise NotImplementedError
+
 
 def observe_torch(value: Any) -> Observed:
     """Describe a torch result; containers recursively, other values as they are."""
@@ -183,18 +190,27 @@ class TorchTarget(Target):
         return True
 
     def convert(self, value: Any) -> Any:
-        return self._convert(value, {})
+        return self._convert(value, {}, {})
 
-    def _convert(self, value: Any, storages: dict[tuple[int, torch.dtype], torch.Tensor]) -> Any:
+    def _convert(
+        self,
+        value: Any,
+        storages: dict[tuple[int, torch.dtype], torch.Tensor],
+        leaves: dict[int, torch.Tensor],
+    ) -> Any:
+        if isinstance(value, torch.Tensor) and value.requires_grad:
+            if id(value) not in leaves:
+                leaves[id(value)] = exact_clone(value.detach()).requires_grad_(True)
+            return leaves[id(value)]
         if isinstance(value, torch.Tensor):
             flat = shared_storage(value, storages, lambda whole: exact_clone(whole))
             if flat is None:
                 return exact_clone(value)
             return flat.as_strided(value.size(), value.stride(), value.storage_offset())
         if type(value) in (list, tuple):
-            return type(value)(self._convert(v, storages) for v in value)
+            return type(value)(self._convert(v, storages, leaves) for v in value)
         if isinstance(value, dict):
-            return {k: self._convert(v, storages) for k, v in value.items()}
+            return {k: self._convert(v, storages, leaves) for k, v in value.items()}
         return value
 
     def resolve(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -205,6 +221,13 @@ class TorchTarget(Target):
 
     def observe(self, value: Any) -> Observed:
         return observe_torch(value)
+
+    def grad(
+        self, outputs: list[Any], inputs: list[Any], grad_outputs: list[Any], create_graph: bool
+    ) -> tuple[Any, ...]:
+        return torch.autograd.grad(
+            outputs, inputs, grad_outputs, allow_unused=True, create_graph=create_graph
+        )
 
 
 # Tensor classes whose methods map by name to refimpl.Tensor's.
@@ -263,9 +286,17 @@ class RefimplTarget(Target):
         return out
 
     def convert(self, value: Any) -> Any:
-        return self._convert(value, {})
+        return self._convert(value, {}, {})
 
-    def _convert(self, value: Any, storages: dict[tuple[int, torch.dtype], Any]) -> Any:
+    def _convert(
+        self, value: Any, storages: dict[tuple[int, torch.dtype], Any], leaves: dict[int, Any]
+    ) -> Any:
+        if isinstance(value, torch.Tensor) and value.requires_grad:
+            # A leaf of its own (no storage shared with other sample tensors), made once per
+            # torch tensor, so a tensor passed twice gets its two uses' gradients summed.
+            if id(value) not in leaves:
+                leaves[id(value)] = self.tensor(value).requires_grad_(True)
+            return leaves[id(value)]
         if isinstance(value, torch.Tensor):
             flat = shared_storage(value, storages, self.tensor)
             if flat is None:
@@ -280,9 +311,9 @@ class RefimplTarget(Target):
         if isinstance(value, torch.Size):
             return refimpl.Size(value)
         if type(value) in (list, tuple):
-            return type(value)(self._convert(v, storages) for v in value)
+            return type(value)(self._convert(v, storages, leaves) for v in value)
         if isinstance(value, dict):
-            return {k: self._convert(v, storages) for k, v in value.items()}
+            return {k: self._convert(v, storages, leaves) for k, v in value.items()}
         if isinstance(value, (torch.memory_format, torch.layout)):
             name = str(value).removeprefix("torch.")
             if not hasattr(refimpl, name):
@@ -317,6 +348,13 @@ class RefimplTarget(Target):
         if isinstance(value, refimpl.dtype):
             return getattr(torch, value.name)
         return value
+
+    def grad(
+        self, outputs: list[Any], inputs: list[Any], grad_outputs: list[Any], create_graph: bool
+    ) -> tuple[Any, ...]:
+        return refimpl.autograd.grad(
+            outputs, inputs, grad_outputs, allow_unused=True, create_graph=create_graph
+        )
 
 
 # --- torch callables -> refimpl callables ---------------------------------------------------

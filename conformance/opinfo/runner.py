@@ -21,7 +21,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
@@ -44,7 +44,7 @@ from conformance.opinfo.convert import (
     observe_torch,
     torch_dtype_name,
 )
-from conformance.opinfo.select import Variant, full_name, variants_of
+from conformance.opinfo.select import Variant, full_name
 
 DEVICE: Final = "cpu"
 CI_MAX_SAMPLES: Final = 4
@@ -90,22 +90,24 @@ class SampleTimeout(Exception):
 
 # --- samples, generated once per (op, dtype) ------------------------------------------------------
 
-_samples_of: dict[tuple[str, str, int | None], list[SampleInput]] = {}
+_samples_of: dict[tuple[str, str, int | None, bool], list[SampleInput]] = {}
 
 
-def samples(op: OpInfo, dtype: torch.dtype, limit: int | None) -> list[SampleInput]:
+def samples(
+    op: OpInfo, dtype: torch.dtype, limit: int | None, *, requires_grad: bool = False
+) -> list[SampleInput]:
     """The first `limit` samples of `op` for `dtype` (all if None), seeded with 0.
 
     Kept for the op's other variants; the cache holds one op at a time, as runs go op by op.
     """
-    key = (full_name(op), torch_dtype_name(dtype), limit)
+    key = (full_name(op), torch_dtype_name(dtype), limit, requires_grad)
     if key not in _samples_of:
         if not any(k[0] == key[0] for k in _samples_of):
             _samples_of.clear()
         torch.manual_seed(0)
         with no_test_lookup():
             generated = op.sample_inputs(  # type: ignore[no-untyped-call]  # torch's testing code
-                DEVICE, dtype, requires_grad=False
+                DEVICE, dtype, requires_grad=requires_grad
             )
             _samples_of[key] = list(itertools.islice(generated, limit))
     return _samples_of[key]
@@ -224,6 +226,8 @@ def torch_variant(op: OpInfo, variant: Variant) -> Callable[..., Any]:
         Variant.INPLACE: op.inplace_variant,
         Variant.OPERATOR: op.operator_variant,
         Variant.ERRORS: op.op,
+        Variant.GRAD: op.op,
+        Variant.GRADGRAD: op.op,
     }
     fn = table[variant]
     if fn is None:
@@ -584,10 +588,11 @@ def dtypes_of(op: OpInfo) -> list[torch.dtype]:
     return sorted(supported, key=torch_dtype_name)
 
 
-def run_variant(
+def run_forward_variant(
     op: OpInfo, variant: Variant, target: Target, max_samples: int | None
 ) -> list[CaseResult]:
-    """Every case of (op, variant): one per supported dtype, or one for the errors variant."""
+    """Every case of a forward (op, variant): one per supported dtype, or one for the errors
+    variant. (layers.run_variant chooses between this and the gradient layers.)"""
     if variant is Variant.ERRORS:
         return [run_case(op, variant, None, target, max_samples)]
     return [run_case(op, variant, dtype, target, max_samples) for dtype in dtypes_of(op)]
@@ -596,12 +601,3 @@ def run_variant(
 def max_samples_from_env(full: bool = False) -> int | None:
     """CI_MAX_SAMPLES per case, or every sample with `full` or REFIMPL_OPINFO_FULL=1."""
     return None if full or os.environ.get("REFIMPL_OPINFO_FULL") == "1" else CI_MAX_SAMPLES
-
-
-def run_selection(
-    ops: Iterable[OpInfo], target: Target, max_samples: int | None
-) -> Iterator[tuple[OpInfo, Variant, list[CaseResult]]]:
-    """Every (op, variant) of `ops` with its case results, op by op."""
-    for op in ops:
-        for variant in variants_of(op):
-            yield op, variant, run_variant(op, variant, target, max_samples)

@@ -31,6 +31,12 @@ class Variant(enum.Enum):
     INPLACE = "inplace"  # op.inplace_variant, x.add_(y)
     OPERATOR = "operator"  # op.operator_variant, x + y
     ERRORS = "errors"  # op.error_inputs: the function variant on inputs torch rejects
+    GRAD = "grad"  # first derivatives of the function variant (gradients.py)
+    GRADGRAD = "gradgrad"  # second derivatives, for GRADGRAD_FAMILIES
+
+    @property
+    def is_gradient(self) -> bool:
+        return self in (Variant.GRAD, Variant.GRADGRAD)
 
 
 def full_name(op: OpInfo) -> str:
@@ -39,13 +45,19 @@ def full_name(op: OpInfo) -> str:
 
 
 def variants_of(op: OpInfo) -> list[Variant]:
-    """The variants `op` declares, in Variant order."""
+    """The variants `op` declares, in Variant order: its forward variants, then the gradient
+    layers where it supports autograd (second derivatives for GRADGRAD_FAMILIES)."""
     present = {
         Variant.FUNCTION: op.op is not None,
         Variant.METHOD: op.method_variant is not None,
         Variant.INPLACE: op.inplace_variant is not None,
         Variant.OPERATOR: op.operator_variant is not None,
         Variant.ERRORS: op.error_inputs_func is not None,
+        Variant.GRAD: op.supports_autograd,
+        Variant.GRADGRAD: (
+            op.supports_autograd and op.supports_gradgrad
+            and family_of(op) in GRADGRAD_FAMILIES
+        ),
     }
     return [v for v in Variant if present[v]]
 
@@ -149,6 +161,10 @@ FAMILY_RULES: Final[tuple[tuple[str, Callable[[OpInfo], bool]], ...]] = (
 )
 
 FAMILIES: Final = tuple(name for name, _ in FAMILY_RULES)
+# Second derivatives are checked for the elementwise ops, the matmul family and the reductions.
+GRADGRAD_FAMILIES: Final = (
+    "unary", "binary", "special", "pointwise-other", "matmul", "reductions",
+)
 CI_FAMILIES: Final = (
     "unary", "binary", "special", "pointwise-other", "reductions", "shapes", "indexing", "matmul",
 )

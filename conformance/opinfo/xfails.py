@@ -1,9 +1,11 @@
 """Expected failures of a target: reading, matching and rewriting `conformance/xfails/<target>.txt`.
 
-One entry per line, `<opinfo name> <dtype or *> <variant or *>  # reason`; blank lines and
-lines starting with `#` are comments. A listed case that fails is XFAIL; a listed case that
-passes is XPASS, an error ("remove it from the list"), so the lists only shrink; an unlisted
-failure is FAIL. Torch: the expectedFailure lists of torch's own test suites, one per device.
+One entry per line, `<opinfo name> <dtype or *> <variant or *>  # reason`, the variant being
+a forward variant or a gradient layer (`exp complex128 gradgrad  # derivative not
+implemented: aten::_conj`); blank lines and lines starting with `#` are comments. A listed
+case that fails is XFAIL; a listed case that passes is XPASS, an error ("remove it from the
+list"), so the lists only shrink; an unlisted failure is FAIL. Torch: the expectedFailure
+lists of torch's own test suites, one per device.
 """
 
 from __future__ import annotations
@@ -118,11 +120,12 @@ HEADER: Final = """\
 """
 
 
-def entries_for(results: Sequence[CaseResult]) -> list[Entry]:
+def entries_for(results: Sequence[CaseResult], whole_ops: bool = True) -> list[Entry]:
     """Entries covering exactly the failed cases, as few as the wildcards allow.
 
     An (op, variant) whose every non-skipped dtype failed becomes one `op * variant` line
-    (the most common reason); an op whose every variant is such a line becomes `op * *`.
+    (the most common reason); an op whose every variant is such a line becomes `op * *`
+    (only when `whole_ops`: the results hold every variant of their ops).
     """
     by_pair: dict[tuple[str, str], list[CaseResult]] = defaultdict(list)
     for result in results:
@@ -140,7 +143,10 @@ def entries_for(results: Sequence[CaseResult]) -> list[Entry]:
             per_op[op].extend(Entry(op, r.case.dtype, variant, _reason(r), 0) for r in failed)
     entries = []
     for op, op_entries in per_op.items():
-        if all_failed[op] and op_entries and all(e.dtype == WILDCARD for e in op_entries):
+        if (
+            whole_ops and all_failed[op] and op_entries
+            and all(e.dtype == WILDCARD for e in op_entries)
+        ):
             reason = Counter(e.reason for e in op_entries).most_common(1)[0][0]
             entries.append(Entry(op, WILDCARD, WILDCARD, reason, 0))
         else:
@@ -153,13 +159,32 @@ def _reason(result: CaseResult) -> str:
     return text[0] if text else result.outcome.value
 
 
-def write(target: str, results: Sequence[CaseResult], ran_ops: Iterable[str]) -> Path:
+def write(
+    target: str,
+    results: Sequence[CaseResult],
+    ran: Iterable[tuple[str, str]],
+    whole_ops: bool = True,
+) -> Path:
     """Rewrite the target's file: the failures of `results`, plus the existing entries of
-    OpInfos that this run did not touch (so `--ops add --write-xfails` keeps the rest)."""
+    the (OpInfo, variant) pairs this run did not touch (so `--ops add --write-xfails` keeps
+    the rest). `ran` holds (OpInfo, variant) pairs; `whole_ops` says every variant of their
+    OpInfos ran (no `--layers`): else an existing `op * *` entry stays and covers the op."""
     path = xfail_path(target)
-    ran = set(ran_ops)
-    kept = [e for e in XfailList.load(target).entries if e.op not in ran]
-    new = entries_for([r for r in results if r.case.op in ran])
+    pairs = set(ran)
+    ran_ops = {op for op, _ in pairs}
+
+    def untouched(e: Entry) -> bool:
+        if e.op not in ran_ops:
+            return True
+        return not whole_ops if e.variant == WILDCARD else (e.op, e.variant) not in pairs
+
+    kept = [e for e in XfailList.load(target).entries if untouched(e)]
+    covering = XfailList(kept)
+    new = [
+        e
+        for e in entries_for([r for r in results if r.case.op in ran_ops], whole_ops)
+        if covering.entry_for(e.op, e.dtype, e.variant) is None
+    ]
     order = {name: i for i, name in enumerate(dict.fromkeys([e.op for e in kept + new]))}
     lines = sorted(kept + new, key=lambda e: (order[e.op], e.variant, e.dtype))
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -124,7 +124,7 @@ class AutogradMethods:
             else:
                 meta_of(tensor).grad = aten.add.Tensor(current, grad)
 
-        node._retains_grad_hooks[meta.output_nr] = retain
+        node.set_retains_grad_hook(meta.output_nr, retain)
         meta.retains_grad = True
 
     def register_hook(self: Any, hook: Callable[[Any], Any]) -> RemovableHandle:

@@ -15,6 +15,7 @@ from typing import Any
 
 from refimpl._base.dtypes import DType
 from refimpl.api._call import method, torch_function
+from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
 
 _aten = namespace("aten")
@@ -73,9 +74,15 @@ def _int_dim_first(bound: Callable[..., Any], name: str) -> Callable[..., Any]:
     and (input, dim, bool unbiased=True, bool keepdim=False); torch's parser gives a bool
     parameter only a bool, so `var(x, 1)` reduces dim 1. The aten packet, like
     torch.ops.aten.var, would take the 1 as `unbiased`; a one-element dim list cannot be.
+    A call with the input alone matches torch's (input, dim=None, *, correction=None, ...)
+    signature first, so it reaches the `.correction` overload (the packet would choose
+    `var(self, unbiased=True)`: same values, another node for autograd).
     """
+    correction = getattr(_aten, name).correction
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs and isinstance(args[0], TensorImpl):
+            return correction(args[0])
         if len(args) > 1 and type(args[1]) is int:
             args = (args[0], [args[1]], *args[2:])
         return bound(*args, **kwargs)

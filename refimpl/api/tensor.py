@@ -7,6 +7,7 @@ core once, at import, so tensors made by lower layers are `refimpl.Tensor`s.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -171,6 +172,14 @@ class Tensor(
         return int_of(self._one_element(), self._dtype.is_floating_point)
 
     def __float__(self) -> float:
+        if self.requires_grad:
+            # torch: THPVariable_float_scalar (only float() warns; int() and item() do not).
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
         value = self._one_element()
         if isinstance(value, complex):
             raise TypeError("float() argument must be a string or a real number, not 'complex'")

@@ -8,8 +8,12 @@ autograd methods), and its kernels call the operators below autograd.
 
 from __future__ import annotations
 
+from refimpl.autograd import function as function
+from refimpl.autograd import functional as functional
 from refimpl.autograd import graph as graph
 from refimpl.autograd import kernel as _kernel
+from refimpl.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
+from refimpl.autograd.function import Function
 from refimpl.autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -18,17 +22,26 @@ from refimpl.autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from refimpl.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from refimpl.autograd.gradients import backward, grad
 
 __all__ = [
+    "Function",
+    "GradcheckError",
     "backward",
+    "detect_anomaly",
     "enable_grad",
+    "function",
+    "functional",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "graph",
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "no_grad",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]
 

@@ -14,12 +14,14 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from refimpl.autograd.anomaly_mode import ANOMALY, check_nan_outputs
 from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import AccumulateGrad, InputMetadata, Node
 from refimpl.autograd.variable import AutogradMeta, Edge, meta_of
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl
 from refimpl.ops import aten
+from refimpl.ops._backward import sum_to
 
 
 class GraphTask:
@@ -175,18 +177,6 @@ def accumulate_grad(variable: TensorImpl, new_grad: Any, task: GraphTask) -> Non
         hook(variable)
 
 
-def sum_to(grad: Any, size: tuple[int, ...]) -> Any:
-    """`grad` summed down to `size`, which broadcasts to its shape. Torch: at::sum_to."""
-    leading = len(grad._size) - len(size)
-    dims = list(range(leading)) + [
-        leading + i for i, n in enumerate(size) if n == 1 and grad._size[leading + i] != 1
-    ]
-    if not dims:
-        return grad
-    reduced = aten.sum.dim_IntList(grad, dims, True)
-    return aten.view.default(reduced, list(size)) if leading else reduced
-
-
 def _expandable(size: tuple[int, ...], to: tuple[int, ...]) -> bool:
     if len(size) > len(to):
         return False
@@ -206,17 +196,18 @@ def validate_outputs(node: Node, grads: list[Any], task: GraphTask) -> None:
         )
         if metadata is None:
             continue
-        if grad._size != metadata.size:
-            if not _expandable(metadata.size, grad._size):
+        size, dtype, _ = metadata
+        if grad._size != size:
+            if not _expandable(size, grad._size):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
                     f"[{', '.join(map(str, grad._size))}] but expected shape compatible with "
-                    f"[{', '.join(map(str, metadata.size))}]"
+                    f"[{', '.join(map(str, size))}]"
                 )
-            grad = sum_to(grad, metadata.size)
+            grad = sum_to(grad, size)
             task.owned.add(id(grad))
-        if grad._dtype is not metadata.dtype:
-            grad = aten._to_copy.default(grad, dtype=metadata.dtype)
+        if grad._dtype is not dtype:
+            grad = aten._to_copy.default(grad, dtype=dtype)
             task.owned.add(id(grad))
         grads[i] = grad
 
@@ -258,6 +249,8 @@ def _evaluate(node: Node, task: GraphTask) -> list[Any]:
             accumulate_grad(node.variable, inputs[0], task)
         return []
     outputs = node.apply(list(inputs))
+    if ANOMALY.enabled:
+        check_nan_outputs(node, outputs)
     validate_outputs(node, outputs, task)
     given = {id(g) for g in inputs if g is not None}
     for output in outputs:
@@ -295,6 +288,13 @@ def execute(
     if outputs:
         _mark_needed(root_nodes, task)
     for (node, nr), grad in zip(roots, grads, strict=True):
+        if grad is not None and nr < len(node.input_metadata):
+            # torch: the graph root's outputs pass validate_outputs too: a gradient given in
+            # another dtype is cast to its output's.
+            metadata = node.input_metadata[nr]
+            if metadata is not None and grad._dtype is not metadata[1]:
+                grad = aten._to_copy.default(grad, dtype=metadata[1])
+                task.owned.add(id(grad))
         task.add(node, nr, grad)
     order = itertools.count()
     ready: list[tuple[int, int, Node]] = [

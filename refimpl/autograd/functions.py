@@ -44,6 +44,8 @@ def _fact(kind: str, t: Any) -> Any:
         return wrapped_number_fact(kind, t)
     if kind in ("sym_sizes", "sizes"):
         return t._size
+    if kind.startswith("argsize_"):
+        return t._size[int(kind.removeprefix("argsize_"))]
     if kind in ("sym_strides", "strides"):
         return t._stride
     if kind == "sym_numel":
@@ -96,6 +98,9 @@ class Parameter:
     tensor: bool = False
     """Whether it holds tensors (saved only when a formula that reads it will run; torch
     saves other values always)."""
+    position: int = -1
+    """For ARGUMENT and FACT: the source's position among the positional arguments, -1 for
+    a keyword-only one."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,10 @@ class NodeSpec:
             for a in arguments
             if "Tensor" in str(a.type) and a.name in _formula_inputs(entry)
         )
+        simple = all(d.position >= 0 and not d.is_list for d in self.inputs)
+        self.simple_inputs = tuple(d.position for d in self.inputs) if simple else None
+        """The positions of the differentiable inputs, where each is one positional tensor."""
+        self.simple_spans = tuple((i, i + 1) for i in range(len(self.inputs)))
         self.outputs = tuple(r.name or "" for r in schema.returns)
         input_index = {d.name: i for i, d in enumerate(self.inputs)}
         self.plans = tuple(
@@ -167,6 +176,12 @@ class NodeSpec:
                 if p.kind in (ARGUMENT, FACT) and not p.tensor:
                     always.setdefault(p.name, p)
         self.always_saved = tuple(always.values())
+        outputs: dict[str, Parameter] = {}
+        for plan in self.plans:
+            for p in plan.params:
+                if p.kind == OUTPUT:
+                    outputs.setdefault(p.name, p)
+        self.saved_outputs = tuple(outputs.values())
 
     def _parameter(self, name: str) -> Parameter:
         if name == "grad":
@@ -174,16 +189,30 @@ class NodeSpec:
         if name == "grads":
             return Parameter(name, GRADS)
         if name in self.argument_positions or name in self.keyword_names:
-            return Parameter(name, ARGUMENT, name, tensor="Tensor" in self.argument_types[name])
+            return Parameter(
+                name,
+                ARGUMENT,
+                name,
+                tensor="Tensor" in self.argument_types[name],
+                position=self.argument_positions.get(name, -1),
+            )
         for i, output in enumerate(self.outputs):
             if name == (output or ("result" if len(self.outputs) == 1 else f"result{i}")):
                 return Parameter(name, OUTPUT, output, output=i, tensor=True)
+        source, marker, dim = name.rpartition("_sym_argsize_")
+        if marker and dim.isdigit() and source in self.argument_positions:
+            # torch: `batch1_sym_argsize_0`, one size of an input (batch1.sym_size(0)).
+            return Parameter(
+                name, FACT, source, f"argsize_{dim}", position=self.argument_positions[source]
+            )
         for suffix in TENSOR_FACTS + ("args_sizes", "args_scalartypes"):
             source = name.removesuffix(f"_{suffix}")
             if source != name and (
                 source in self.argument_positions or source in self.keyword_names
             ):
-                return Parameter(name, FACT, source, suffix)
+                return Parameter(
+                    name, FACT, source, suffix, position=self.argument_positions.get(source, -1)
+                )
         raise RuntimeError(
             f"refimpl: formula parameter '{name}' of {self.entry.overload} names no argument, "
             "output or saved fact"
@@ -320,23 +349,32 @@ def _exposed(value: Any) -> Any:
         return value & _UINT64
     if isinstance(value, (tuple, list)) and all(type(n) is int for n in value):
         return tuple(n & _UINT64 for n in value)
+    if isinstance(value, list):
+        return tuple(value)  # torch: a saved list (of tensors) reads as a tuple
     return value
 
 
 _NODE_CLASSES: dict[str, type[FormulaNode]] = {}
+
+# torch: the hand-written nodes' name() is their C++ name (generated ones print the class's).
+_QUALIFIED: Final = {"CopyBackwards": "torch::autograd::CopyBackwards"}
 
 
 def node_class(name: str) -> type[FormulaNode]:
     """The FormulaNode subclass named `name` (one per torch node name)."""
     found = _NODE_CLASSES.get(name)
     if found is None:
-        found = _NODE_CLASSES[name] = type(name, (FormulaNode,), {"__slots__": ()})
+        body: dict[str, Any] = {"__slots__": ()}
+        qualified = _QUALIFIED.get(name)
+        if qualified is not None:
+            body["name"] = lambda self: qualified
+        found = _NODE_CLASSES[name] = type(name, (FormulaNode,), body)
     return found
 
 
 def save_value(p: Parameter, spec: NodeSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """What the node keeps for an ARGUMENT or FACT parameter at the call."""
-    value = spec.argument(p.source, args, kwargs)
+    value = args[p.position] if p.position >= 0 else kwargs[p.source]
     if p.kind == FACT:
         return _fact(p.fact, value)
     if isinstance(value, TensorImpl):

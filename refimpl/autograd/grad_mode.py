@@ -9,31 +9,25 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
 from refimpl._base.keys import AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS
+from refimpl.core.grad_mode import GRAD_STATE, is_grad_enabled
 from refimpl.dispatch.tls import DISPATCH_TLS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-
-class _GradState(threading.local):
-    """Torch: GradMode's thread-local flag and InferenceMode's."""
-
-    def __init__(self) -> None:
-        self.enabled = True
-        self.inference = False
-
-
-GRAD_STATE = _GradState()
-
-
-def is_grad_enabled() -> bool:
-    """Whether autograd records operations. Torch: torch.is_grad_enabled."""
-    return GRAD_STATE.enabled
+__all__ = [
+    "GRAD_STATE",
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
 
 
 def is_inference_mode_enabled() -> bool:

@@ -178,14 +178,14 @@ def grad(
         made=was_made,
     )
     final = []
-    for t, value in zip(ins, result, strict=True):
+    for index, (t, value) in enumerate(zip(ins, result, strict=True)):
         if value is None:
             if materialize_grads:
                 value = aten.zeros_like.default(t, memory_format=preserve_format)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {index} appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
         final.append(value)
     return tuple(final)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, NamedTuple, Self
+from collections.abc import Callable
+from typing import Any, Final, NamedTuple, Self
 
 from refimpl._base.dtypes import DType
 from refimpl.autograd.variable import Edge, meta_of, set_history
@@ -39,7 +38,12 @@ class InputMetadata(NamedTuple):
 
     @classmethod
     def of(cls, t: TensorImpl) -> InputMetadata:
-        return cls(t._size, t._dtype, t._storage.device)
+        # tuple.__new__: half the cost of the NamedTuple constructor, on every output.
+        return _new_tuple(cls, (t._size, t._dtype, t._storage.device))
+
+
+_new_tuple = tuple.__new__
+_NO_HOOKS: Final[dict[int, Any]] = {}  # read-only by convention: a node's hooks until it has one
 
 
 class RemovableHandle:
@@ -79,24 +83,26 @@ class Node:
     __slots__ = (
         "__weakref__",
         "_hooks",
+        "_metadata",
         "_pre_hooks",
         "_retains_grad_hooks",
-        "_sequence_nr",
+        "_seq",
         "_tensor_pre_hooks",
         "input_metadata",
-        "metadata",
         "next_edges",
     )
 
     def __init__(self, next_edges: tuple[Edge | None, ...] = ()) -> None:
         self.next_edges = next_edges
         self.input_metadata: list[InputMetadata | None] = []
-        self._pre_hooks: dict[int, Hook] = {}
-        self._hooks: dict[int, Hook] = {}
-        self._tensor_pre_hooks: dict[int, tuple[int, Hook]] = {}
-        self._retains_grad_hooks: dict[int, Hook] = {}
-        self.metadata: dict[str, Any] = {}
-        self._sequence_nr = next(_SEQUENCE)
+        # Hook dicts and metadata are made on first use: most nodes never get any, and a
+        # node is made for every op that records.
+        self._pre_hooks: dict[int, Hook] = _NO_HOOKS
+        self._hooks: dict[int, Hook] = _NO_HOOKS
+        self._tensor_pre_hooks: dict[int, tuple[int, Hook]] = _NO_HOOKS
+        self._retains_grad_hooks: dict[int, Hook] = _NO_HOOKS
+        self._metadata: dict[str, Any] | None = None
+        self._seq = next(_SEQUENCE)
 
     # --- what Python sees (torch.autograd.graph.Node) -----------------------------------
 
@@ -107,18 +113,36 @@ class Node:
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
         return tuple((None, 0) if edge is None else edge for edge in self.next_edges)
 
-    def _sequence_nr_(self) -> int:
-        return self._sequence_nr
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """A dict for the user's data. Torch: Node.metadata."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def register_hook(self, fn: Hook) -> RemovableHandle:
         """`fn(grad_inputs, grad_outputs)` after the node ran; a non-None return replaces
         grad_inputs. Torch: Node.register_hook."""
+        if self._hooks is _NO_HOOKS:
+            self._hooks = {}
         return add_hook(self._hooks, fn)
 
     def register_prehook(self, fn: Hook) -> RemovableHandle:
         """`fn(grad_outputs)` before the node runs; a non-None return replaces them.
         Torch: Node.register_prehook."""
+        if self._pre_hooks is _NO_HOOKS:
+            self._pre_hooks = {}
         return add_hook(self._pre_hooks, fn)
+
+    def set_retains_grad_hook(self, output_nr: int, fn: Hook) -> None:
+        """The hook that keeps output `output_nr`'s gradient in its `.grad` (retain_grad).
+        Torch: Node::add_retains_grad_hook."""
+        if self._retains_grad_hooks is _NO_HOOKS:
+            self._retains_grad_hooks = {}
+        self._retains_grad_hooks[output_nr] = fn
 
     def __call__(self, *grads: Any) -> Any:
         result = self.apply(list(grads))
@@ -130,16 +154,19 @@ class Node:
     # --- what the engine uses -------------------------------------------------------------
 
     def priority(self) -> int:
-        return self._sequence_nr
+        return self._seq
 
     def add_input_metadata(self, t: TensorImpl) -> int:
-        """Record an output of the forward op; its index is the output's `output_nr`."""
-        self.input_metadata.append(InputMetadata.of(t))
+        """Record an output of the forward op; its index is the output's `output_nr`. The
+        record is InputMetadata's fields as a plain tuple (made on every recorded op)."""
+        self.input_metadata.append((t._size, t._dtype, t._storage.device))  # type: ignore[arg-type]
         return len(self.input_metadata) - 1
 
     def add_tensor_pre_hook(self, output_nr: int, fn: Hook) -> RemovableHandle:
         """A hook of this node's `output_nr`-th output tensor: `fn(grad)` before the node
         runs; a non-None return replaces the gradient. Torch: Node::add_tensor_pre_hook."""
+        if self._tensor_pre_hooks is _NO_HOOKS:
+            self._tensor_pre_hooks = {}
         handle = RemovableHandle(self._tensor_pre_hooks)
         self._tensor_pre_hooks[handle.id] = (output_nr, fn)
         return handle
@@ -170,15 +197,35 @@ class _SavedHooks(threading.local):
 SAVED_HOOKS = _SavedHooks()
 
 
-@contextmanager
-def saved_tensors_hooks(pack_hook: Hook, unpack_hook: Hook) -> Iterator[None]:
+class saved_tensors_hooks:  # torch's name
     """Pack every tensor saved for backward in the block with `pack_hook`, unpack it with
-    `unpack_hook`. Torch: torch.autograd.graph.saved_tensors_hooks."""
-    SAVED_HOOKS.stack.append((pack_hook, unpack_hook))
-    try:
-        yield
-    finally:
+    `unpack_hook`. Torch: torch.autograd.graph.saved_tensors_hooks (a class, so that
+    save_on_cpu can subclass it)."""
+
+    def __init__(self, pack_hook: Hook, unpack_hook: Hook) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        SAVED_HOOKS.stack.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *args: object) -> None:
         SAVED_HOOKS.stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):  # torch's name
+    """Keep saved tensors on the CPU, moving them back at unpack. Torch:
+    torch.autograd.graph.save_on_cpu. refimpl's tensors to save are moved with `.to`."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack(t: Any) -> tuple[Any, Any]:
+            return (t.device, t.to("cpu"))
+
+        def unpack(packed: tuple[Any, Any]) -> Any:
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack, unpack)
 
 
 def type_name(t: TensorImpl) -> str:
@@ -195,16 +242,12 @@ class SavedVariable:
     with the node as its grad_fn, so the node and its output do not keep each other alive.
     """
 
-    __slots__ = ("_data", "_freed", "_node_name", "_output_nr", "_packed", "_unpack", "_version")
+    __slots__ = ("_data", "_freed", "_output_nr", "_packed", "_unpack", "_version")
 
     def __init__(self, t: TensorImpl, *, is_output: bool, output_nr: int = 0) -> None:
         self._version = t._version
         self._output_nr = output_nr if is_output else -1
-        self._node_name = ""
-        grad_node = None if t._autograd_meta is None else t._autograd_meta.grad_fn
-        if grad_node is not None and not is_output:
-            self._node_name = grad_node.name()
-            self._output_nr = t._autograd_meta.output_nr
+        """The output's index for a saved output, -1 for a saved input."""
         self._freed = False
         self._unpack: Hook | None = None
         self._packed: Any = None
@@ -224,19 +267,26 @@ class SavedVariable:
         assert data is not None
         if data._version != self._version:
             raise RuntimeError(self._modified_message(data, node))
-        if node is None or self._output_nr < 0 or self._node_name:
+        if node is None or self._output_nr < 0:
             return data
         out = detached_alias(data)
         set_history(out, node, self._output_nr)
         return out
 
     def _modified_message(self, data: TensorImpl, node: Node | None) -> str:
-        name = self._node_name or (node.name() if node is not None and self._output_nr >= 0 else "")
+        # torch names the node the tensor's gradient goes to now: for a saved input, its
+        # current grad_fn (the in-place op's, after one); for a saved output, this node.
+        if self._output_nr >= 0:
+            current, output_nr = node, self._output_nr
+        else:
+            meta = data._autograd_meta
+            current = None if meta is None else meta.grad_fn
+            output_nr = 0 if meta is None else meta.output_nr
         which = ""
-        if name:
+        if current is not None:
             # torch names the forward op: ExpBackward0 -> Exp.
-            forward = name.rstrip("0123456789").removesuffix("Backward")
-            which = f", which is output {self._output_nr} of {forward},"
+            forward = current.name().rstrip("0123456789").removesuffix("Backward")
+            which = f", which is output {output_nr} of {forward},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{type_name(data)} [{', '.join(map(str, data._size))}]]"

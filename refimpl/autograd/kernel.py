@@ -26,7 +26,7 @@ from refimpl._base.keys import (
     DispatchKeySet,
 )
 from refimpl._base.spec import AutogradFacts, autograd_facts
-from refimpl.autograd.functions import ARGUMENT, FACT, OUTPUT, NodeSpec, save_value
+from refimpl.autograd.functions import ARGUMENT, FACT, NodeSpec, save_value
 from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import Node, SavedVariable
 from refimpl.autograd.variable import set_history
@@ -78,16 +78,23 @@ def _edges(
     spec: NodeSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[tuple[Any, ...], tuple[tuple[int, int], ...]]:
     """The next edges (one per tensor of each differentiable input) and each input's span."""
-    edges: list[Any] = []
+    if spec.simple_inputs is not None:
+        # Every differentiable input a single tensor given positionally (most ops).
+        edges = tuple(
+            gradient_edge(value) if isinstance(value, TensorImpl) else None
+            for value in [args[i] for i in spec.simple_inputs]
+        )
+        return edges, spec.simple_spans
+    found: list[Any] = []
     spans = []
     for d in spec.inputs:
         value = spec.argument(d.name, args, kwargs)
-        start = len(edges)
+        start = len(found)
         items = value if d.is_list else (value,)
         for item in items:
-            edges.append(gradient_edge(item) if isinstance(item, TensorImpl) else None)
-        spans.append((start, len(edges)))
-    return tuple(edges), tuple(spans)
+            found.append(gradient_edge(item) if isinstance(item, TensorImpl) else None)
+        spans.append((start, len(found)))
+    return tuple(found), tuple(spans)
 
 
 def _outputs(result: Any) -> tuple[Any, ...]:
@@ -152,12 +159,15 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
             set_history(out, node, i)
             if is_view_op and out._base is not None:
                 mark_view(out, MULTI_OUTPUT_NODE if len(outputs) > 1 else DEFAULT)
-        for plan in needed:
-            for p in plan.params:
-                if p.kind == OUTPUT and p.name not in saved:
-                    saved[p.name] = SavedVariable(
-                        outputs[p.output], is_output=True, output_nr=p.output
-                    )
+        # torch saves the outputs its formulas read whatever inputs need a gradient.
+        for p in spec.saved_outputs:
+            out = outputs[p.output]
+            if isinstance(out, TensorImpl):
+                saved[p.name] = SavedVariable(out, is_output=True, output_nr=p.output)
+            elif isinstance(out, (list, tuple)):
+                saved[p.name] = [
+                    SavedVariable(item, is_output=True, output_nr=i) for i, item in enumerate(out)
+                ]
         return result
 
     kernel.__name__ = f"{op.name()}_autograd"
@@ -180,7 +190,7 @@ class NotImplementedNode(Node):
         return "torch::autograd::NotImplemented"
 
     def apply(self, grads: list[Any]) -> list[Any]:
-        raise NotImplementedError(self._message)
+        raise RuntimeError(self._message)
 
 
 NotImplementedNode.__name__ = "NotImplemented"

@@ -395,9 +395,11 @@ class Binder:
         from the keywords or their defaults, then leftover keywords.
         """
         n = len(args)
-        if n == self._n_positional and self._fast:
-            # The common call: every positional argument given, keyword-only ones by name or
-            # default. Any refusal falls through to the general path and its torch text.
+        tail = self._default_tails[n] if n <= self._n_positional else None
+        if tail is not None:
+            # The common call: positional arguments given in order (the omitted ones have
+            # defaults), keyword-only ones by name or default. Any refusal falls through to
+            # the general path and its torch text.
             try:
                 if self._validate_only:
                     # Validators accept by type alone: a type pattern that passed once passes.
@@ -410,6 +412,8 @@ class Binder:
                     checked = tuple(args)
                 else:
                     checked = tuple([check(v) for check, v in zip(self._positional_checkers, args)])
+                if tail:
+                    checked += tail
                 bound = dict(self._kw_defaults)
                 if kwargs:
                     kw_checkers = self._kw_checkers

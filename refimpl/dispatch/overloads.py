@@ -256,12 +256,13 @@ class OpOverload:
         return call_kernel(self, entry, raw, args, kwargs)
 
     def redispatch_bound(self, raw: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """`redispatch` for arguments already bound to the schema (a kernel redispatching
-        its own arguments below its key); `raw` is the key set, TLS not applied again."""
-        entry = self._entry
-        mask = entry.non_fallthrough_mask
-        raw &= entry.non_fallthrough_mask_for(raw) if mask is None else mask
-        return call_kernel(self, entry, raw, args, kwargs)
+        """`redispatch` for arguments already bound to the schema, with a key set below
+        autograd (an autograd kernel redispatching its own arguments; TLS is not applied
+        again). Resolved and cached as call_bound's key sets are (Note [Dispatch cache])."""
+        record = self._entry.direct_records.get(raw)
+        if record is None:
+            return self._call_resolved(self._entry, raw, args, kwargs)
+        return record.kernel(*args, **kwargs)
 
     def decompose(self, *args: Any, **kwargs: Any) -> Any:
         """Run the CompositeImplicitAutograd kernel, or return NotImplemented if there is none.

@@ -12,6 +12,8 @@ from refimpl.dispatch.overloads import OpNamespace, namespace
 # namespace lookup below never shadows them.
 from refimpl.ops import arithmetic as arithmetic
 from refimpl.ops import binary as binary
+from refimpl.ops import binary_math as binary_math
+from refimpl.ops import clamp as clamp
 from refimpl.ops import compare as compare
 from refimpl.ops import complex as complex
 from refimpl.ops import construction as construction
@@ -23,16 +25,21 @@ from refimpl.ops import index_dim as index_dim
 from refimpl.ops import join as join
 from refimpl.ops import like as like
 from refimpl.ops import matmul as matmul
+from refimpl.ops import matvec as matvec
 from refimpl.ops import order as order
 from refimpl.ops import pointwise as pointwise
 from refimpl.ops import predicates as predicates
 from refimpl.ops import products as products
 from refimpl.ops import reduction as reduction
+from refimpl.ops import reduction_extremes as reduction_extremes
+from refimpl.ops import reduction_moments as reduction_moments
 from refimpl.ops import reduction_norms as reduction_norms
 from refimpl.ops import reorder as reorder
 from refimpl.ops import scan as scan
 from refimpl.ops import selection as selection
+from refimpl.ops import shape_aliases as shape_aliases
 from refimpl.ops import special as special
+from refimpl.ops import special_bessel as special_bessel
 from refimpl.ops import special_polynomials as special_polynomials
 from refimpl.ops import split as split
 from refimpl.ops import unary_math as unary_math
@@ -41,6 +48,7 @@ from refimpl.ops import vector_ops as vector_ops
 from refimpl.ops import view as view
 from refimpl.ops import view_copy as view_copy
 from refimpl.ops import view_inplace as view_inplace
+from refimpl.ops import view_scatter as view_scatter
 
 aten = namespace("aten")
 prims = namespace("prims")

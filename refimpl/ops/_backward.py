@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
-from refimpl._base.dtypes import DType
+from refimpl._base.dtypes import DType, int64
 from refimpl.dispatch.overloads import namespace
 
 aten = namespace("aten")
+
+_INT64 = int64
 
 Tensor: TypeAlias = Any
 """A refimpl.Tensor (the API class, which the ops layer does not import)."""
@@ -52,6 +54,8 @@ def conj(value: Tensor | Scalar) -> Tensor | Scalar:
 def sum_to(grad: Tensor, size: Sequence[int]) -> Tensor:
     """`grad` summed down to `size` (which broadcasts to grad's shape). Torch: at::sum_to."""
     size = tuple(size)
+    if not size:
+        return aten.sum.default(grad)  # torch: sum_to of an empty shape is tensor.sum()
     leading = len(grad._size) - len(size)
     dims = list(range(leading)) + [
         leading + i for i, n in enumerate(size) if n == 1 and grad._size[leading + i] != 1
@@ -63,8 +67,9 @@ def sum_to(grad: Tensor, size: Sequence[int]) -> Tensor:
 
 
 def unsqueeze_multiple(grad: Tensor, dims: Sequence[int] | None, rank: int) -> Tensor:
-    """`grad` with a dim of size 1 put back at each reduced dim. Torch: unsqueeze_multiple."""
-    wrapped = sorted(d % rank for d in (range(rank) if not dims else dims)) if rank else []
+    """`grad` with a dim of size 1 put back at each of `dims` (None: every dim). Torch:
+    unsqueeze_multiple."""
+    wrapped = sorted(d % rank for d in (range(rank) if dims is None else dims)) if rank else []
     for d in wrapped:
         grad = aten.unsqueeze.default(grad, d)
     return grad
@@ -162,23 +167,58 @@ def as_strided_backward(
 ) -> Tensor:
     """The gradient of an as_strided view with respect to the tensor it was taken from.
 
-    Torch: as_strided_backward. The gradient is scattered into a zero storage laid out as the
-    input's, then read back through the input's geometry. Differs: torch also handles views
-    whose elements overlap (counting how often each storage element is seen); refimpl raises
-    for those.
+    Torch: as_strided_backward. Each element of `grad` is added at the storage position its
+    element of the view reads (several, where the view's elements overlap); the input's
+    elements then read their positions, each position's sum split evenly among the input's
+    elements that share it.
     """
     in_size, in_stride, in_offset = geometry
     offset = in_offset if storage_offset is None else storage_offset
-    if any(s == 0 and n > 1 for n, s in zip(size, stride, strict=True)):
-        raise NotImplementedError(
-            "refimpl: the gradient of as_strided with overlapping elements is not implemented"
-        )
     extent = max(
         _extent(in_size, in_stride, in_offset), _extent(tuple(size), tuple(stride), offset)
     )
     flat = _zeros(grad, [extent])
-    flat = aten.as_strided_scatter.default(flat, grad, list(size), list(stride), offset)
-    return aten.as_strided.default(flat, list(in_size), list(in_stride), in_offset)
+    if _overlaps(tuple(size), tuple(stride)):
+        positions = _positions(grad, tuple(size), tuple(stride), offset)
+        flat = aten.index_add.default(flat, 0, positions, aten.reshape.default(grad, [-1]))
+    else:
+        flat = aten.as_strided_scatter.default(flat, grad, list(size), list(stride), offset)
+    result = aten.as_strided.default(flat, list(in_size), list(in_stride), in_offset)
+    if _overlaps(tuple(in_size), tuple(in_stride)):
+        positions = _positions(grad, tuple(in_size), tuple(in_stride), in_offset)
+        ones = aten.ones_like.default(aten.reshape.default(result, [-1]))
+        count = aten.index_add.default(_zeros(grad, [extent]), 0, positions, ones)
+        shared = aten.as_strided.default(count, list(in_size), list(in_stride), in_offset)
+        result = aten.div.Tensor(result, shared)
+    return result
+
+
+def _overlaps(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """Whether two elements of the geometry may share a storage position (torch's
+    as_strided_backward asks the same of both geometries)."""
+    dims = sorted((s, n) for n, s in zip(size, stride, strict=True) if n > 1)
+    span = 1
+    for s, n in dims:
+        if s < span:
+            return True
+        span = s * (n - 1) + span
+    return False
+
+
+def _positions(like: Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
+    """The storage position of each element of a geometry, row-major, as an int64 tensor
+    (built from ops, as torch builds it from arange)."""
+    total = aten.scalar_tensor.default(offset, dtype=_INT64, device=like._storage.device)
+    for d, (n, s) in enumerate(zip(size, stride, strict=True)):
+        steps = aten.sub.Scalar(aten.cumsum.default(_ones_int(like, n), 0), 1)
+        shape = [1] * len(size)
+        shape[d] = n
+        total = aten.add.Tensor(total, aten.view.default(aten.mul.Scalar(steps, s), shape))
+    return aten.reshape.default(aten.expand.default(total, list(size)), [-1])
+
+
+def _ones_int(like: Tensor, n: int) -> Tensor:
+    return aten.ones.default([n], dtype=_INT64, device=like._storage.device)
 
 
 def _extent(size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> int:
@@ -190,7 +230,9 @@ def _extent(size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> int:
 def unfold_backward(grad: Tensor, sizes: Sequence[int], dimension: int, size: int, step: int) -> Tensor:
     """Each window's gradient added back at its place. Torch: unfold_backward."""
     rank = len(sizes)
-    d = dimension % rank if rank else 0
+    if rank == 0:
+        return aten.view.default(grad, [])  # a 0-dim input unfolds to one window of size 1
+    d = dimension % rank
     result = _zeros(grad, sizes)
     windows = grad._size[d] if rank else 1
     for w in range(windows):

@@ -15,6 +15,7 @@ from refimpl.core.backend import Array, ArrayNamespace, extension
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._backward import Tensor, conj, conj_scalar, handle_r_to_c, maybe_multiply
+from refimpl.ops._backward_binary import div_tensor_other_backward, div_tensor_self_backward
 from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Plan
 from refimpl.ops._pointwise import COMPLEX, pointwise
 from refimpl.ops._register import defop
@@ -215,6 +216,22 @@ def sub_backward_other(grad: Tensor, other_scalar_type: DType, alpha: Scalar) ->
 sub.derivative("self", overload="sub.Scalar")(sub_backward_self)
 
 
+@rsub.derivative("self")
+def rsub_backward_self(grad: Tensor, self_scalar_type: DType, alpha: Scalar) -> Tensor:
+    # torch: handle_r_to_c(self.scalar_type(), maybe_multiply(-grad, alpha.conj()))
+    negated = aten.neg.default(grad)
+    return handle_r_to_c(self_scalar_type, maybe_multiply(negated, conj_scalar(alpha)))
+
+
+@rsub.derivative("other")
+def rsub_backward_other(grad: Tensor, other_scalar_type: DType) -> Tensor:
+    # torch: handle_r_to_c(other.scalar_type(), grad)
+    return handle_r_to_c(other_scalar_type, grad)
+
+
+rsub.derivative("self", overload="rsub.Scalar")(rsub_backward_self)
+
+
 # --- mul ---------------------------------------------------------------------------------
 
 mul = pointwise(
@@ -319,15 +336,16 @@ def div_backward_self(grad: Tensor, other: Tensor, self_scalar_type: DType) -> T
 
 @div.derivative("other")
 def div_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
-    # torch: div_tensor_other_backward(grad, self, other): -grad * ((self / other) / other).conj()
-    quotient = aten.div.Tensor(aten.div.Tensor(self, other), other)
-    return aten.mul.Tensor(aten.neg.default(grad), conj(quotient))
+    # torch: div_tensor_other_backward(grad, self, other): -grad * ((self / other) / other).conj(),
+    # the real part for a real other
+    return div_tensor_other_backward(grad, self, other, None)
 
 
 @div.derivative("self", overload="div.Scalar")
 def div_scalar_backward_self(grad: Tensor, other: Scalar, self_scalar_type: DType) -> Tensor:
     # torch: div_tensor_self_backward(grad, other, self.scalar_type()), other a Scalar
     return handle_r_to_c(self_scalar_type, aten.div.Scalar(grad, conj_scalar(other)))
+
 
 div_mode = pointwise(
     "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
@@ -360,6 +378,26 @@ def div_mode_compute(
     if rounding_mode == "trunc":
         return trunc_divide_arrays(xp, self, other)
     return floor_divide_arrays(xp, self, other)
+
+
+@div_mode.derivative("self")
+def div_mode_backward_self(
+    grad: Tensor, other: Tensor, self_scalar_type: DType, rounding_mode: str | None
+) -> Tensor:
+    # torch: div_tensor_self_backward(grad, other, self.scalar_type(), rounding_mode): zeros
+    # for a rounded quotient.
+    return div_tensor_self_backward(grad, other, self_scalar_type, rounding_mode)
+
+
+@div_mode.derivative("other")
+def div_mode_backward_other(
+    grad: Tensor, self: Tensor, other: Tensor, rounding_mode: str | None
+) -> Tensor:
+    # torch: div_tensor_other_backward(grad, self, other, rounding_mode)
+    return div_tensor_other_backward(grad, self, other, rounding_mode)
+
+
+div_mode.derivative("self", overload="div.Scalar_mode")(div_mode_backward_self)
 
 
 true_divide = defop("true_divide.Tensor(Tensor self, Tensor other) -> Tensor")
@@ -498,6 +536,22 @@ remainder = pointwise(
 remainder.compute(_remainder_arrays)
 
 
+def remainder_backward_self(grad: Tensor) -> Tensor:
+    # torch: grad (remainder and fmod are self minus a multiple of other)
+    return grad
+
+
+@remainder.derivative("other")
+def remainder_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: -grad * self.div(other, /*rounding_mode=*/"floor")
+    quotient = aten.div.Tensor_mode(self, other, rounding_mode="floor")
+    return aten.mul.Tensor(aten.neg.default(grad), quotient)
+
+
+remainder.derivative("self")(remainder_backward_self)
+remainder.derivative("self", overload="remainder.Scalar")(remainder_backward_self)
+
+
 def _fmod_arrays(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     """C's fmod: the sign of the dividend. Torch: fmod_kernel (std::fmod; % for integers)."""
     if xp.isdtype(self.dtype, "integral"):
@@ -515,3 +569,14 @@ fmod = pointwise(
     scalar=("fmod.Scalar(Tensor self, Scalar other) -> Tensor",),
 )
 fmod.compute(_fmod_arrays)
+
+
+@fmod.derivative("other")
+def fmod_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: -grad * self.div(other, /*rounding_mode=*/"trunc")
+    quotient = aten.div.Tensor_mode(self, other, rounding_mode="trunc")
+    return aten.mul.Tensor(aten.neg.default(grad), quotient)
+
+
+fmod.derivative("self")(remainder_backward_self)
+fmod.derivative("self", overload="fmod.Scalar")(remainder_backward_self)

@@ -1,5 +1,5 @@
-"""Binary ops: pow, float_power, bitwise and shifts, logical, copysign, hypot, atan2,
-heaviside, nextafter, ldexp, logaddexp, logaddexp2, xlogy, gcd, lcm.
+"""Binary ops: pow, float_power, bitwise and shifts, logical, gcd, lcm (the floating math:
+copysign, hypot, atan2, ldexp, logaddexp, xlogy, ... is in ops/binary_math.py).
 
 Torch: aten/src/ATen/native/BinaryOps.cpp and Pow.cpp (the structured meta functions and the
 composite ops) and the CPU kernels of native/cpu/BinaryOpsKernel.cpp and PowKernel.cpp. Each
@@ -13,15 +13,22 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base import promotion
-from refimpl._base.dtypes import DType, bool_, complex128, float16, float64
+from refimpl._base.dtypes import DType, bool_, complex128, float64
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import OperandKind, result_type_of
 from refimpl._base.scalars import Scalar
-from refimpl.core.backend import Array, ArrayNamespace, extension
+from refimpl.core.backend import Array, ArrayNamespace
 from refimpl.core.strides import contiguous_strides
 from refimpl.core.tensor import TensorImpl, empty_tensor, resize_for_output
 from refimpl.dispatch.overloads import namespace
-from refimpl.ops._iterator import CONFIGS, Builder
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_binary import (
+    pow_backward,
+    pow_backward_exponent,
+    pow_backward_exponent_scalar,
+    pow_backward_self,
+)
+from refimpl.ops._iterator import Builder
 from refimpl.ops._pointwise import PointwiseOp, pointwise
 from refimpl.ops._register import defop
 
@@ -217,6 +224,34 @@ for _key in _BACKEND_KEYS:
 pow_base.kernel(DispatchKey.CPU)(pow_base_kernel)
 pow_base.kernel(DispatchKey.CUDA)(pow_base_kernel)
 pow_base.kernel(DispatchKey.Meta)(pow_base_meta)
+
+
+@pow_tensor.derivative("self")
+def pow_tensor_backward_self(grad: Tensor, self: Tensor, exponent: Tensor) -> Tensor:
+    # torch: pow_backward_self(grad, self, exponent)
+    return pow_backward_self(grad, self, exponent)
+
+
+@pow_tensor.derivative("exponent")
+def pow_tensor_backward_exponent(
+    grad: Tensor, self: Tensor, exponent: Tensor, result: Tensor
+) -> Tensor:
+    # torch: pow_backward_exponent(grad, self, exponent, result)
+    return pow_backward_exponent(grad, self, exponent, result)
+
+
+@pow_scalar.derivative("self")
+def pow_scalar_backward_self(grad: Tensor, self: Tensor, exponent: Scalar) -> Tensor:
+    # torch: pow_backward(grad, self, exponent)
+    return pow_backward(grad, self, exponent)
+
+
+@pow_base.derivative("exponent")
+def pow_base_backward_exponent(
+    grad: Tensor, self: Scalar, exponent: Tensor, result: Tensor
+) -> Tensor:
+    # torch: pow_backward_exponent(grad, self, exponent, result), self a Scalar
+    return pow_backward_exponent_scalar(grad, self, exponent, result)
 
 
 # --- float_power -----------------------------------------------------------------------------
@@ -478,257 +513,6 @@ for _name in ("logical_and", "logical_or", "logical_xor"):
         f"{_name}(Tensor self, Tensor other) -> Tensor", Builder.COMPARISON_OP
     )
     LOGICAL_OPS[_name].compute(_logical(_name))
-
-
-# --- copysign, hypot, atan2, heaviside, nextafter ------------------------------------------
-
-copysign = pointwise(
-    "copysign.Tensor(Tensor self, Tensor other) -> Tensor",
-    Builder.BINARY_FLOAT_OP,
-    operands=("self", "other"),
-    scalar=("copysign.Scalar(Tensor self, Scalar other) -> Tensor",),
-)
-
-
-@copysign.compute
-def copysign_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
-    """|self| with the sign of other. Torch: copysign_kernel (std::copysign)."""
-    return xp.copysign(self, other)
-
-
-hypot = pointwise("hypot(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
-
-
-@hypot.compute
-def hypot_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
-    """sqrt(self**2 + other**2) without overflow. Torch: hypot_kernel (std::hypot)."""
-    return xp.hypot(self, other)
-
-
-atan2 = pointwise("atan2(Tensor self, Tensor other) -> Tensor", Builder.BINARY_FLOAT_OP)
-
-
-@atan2.compute
-def atan2_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
-    """The angle of (other, self). Torch: atan2_kernel (std::atan2)."""
-    return xp.atan2(self, other)
-
-
-arctan2 = defop("arctan2(Tensor self, Tensor other) -> Tensor")
-
-
-@arctan2.decomposition
-def arctan2_decomposition(self: TensorImpl, other: TensorImpl) -> Any:
-    """Torch: arctan2 is a CompositeImplicitAutograd alias of atan2."""
-    return aten.atan2.default(self, other)
-
-
-arctan2_out = defop("arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
-
-
-@arctan2_out.decomposition
-def arctan2_out_decomposition(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) -> Any:
-    """Torch: arctan2.out is an alias of atan2.out."""
-    return aten.atan2.out(self, other, out=out)
-
-
-arctan2_ = defop("arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)")
-
-
-@arctan2_.decomposition
-def arctan2__decomposition(self: TensorImpl, other: TensorImpl) -> Any:
-    """Torch: arctan2_ is an alias of atan2_."""
-    return aten.atan2_.default(self, other)
-
-
-heaviside = pointwise(
-    "heaviside(Tensor self, Tensor values) -> Tensor",
-    Builder.BINARY_OP,
-    operands=("self", "values"),
-)
-
-_HEAVISIDE_COMPLEX: Final = "heaviside is not yet implemented for complex tensors."
-_HEAVISIDE_DTYPES: Final = "heaviside is not yet implemented for tensors with different dtypes."
-
-
-@heaviside.precheck
-def heaviside_precheck(self: TensorImpl, values: TensorImpl) -> None:
-    """Torch: TORCH_META_FUNC(heaviside) checks dtypes before building the iterator."""
-    if self._dtype.is_complex or values._dtype.is_complex:
-        raise RuntimeError(_HEAVISIDE_COMPLEX)
-    if self._dtype is not values._dtype:
-        raise RuntimeError(_HEAVISIDE_DTYPES)
-
-
-@heaviside.check
-def heaviside_check(p: Any) -> None:
-    # torch: the same meta function checks a given out's dtype too.
-    if p.output_dtype.is_complex:
-        raise RuntimeError(_HEAVISIDE_COMPLEX)
-    if p.output_dtype is not p.common_dtype:
-        raise RuntimeError(_HEAVISIDE_DTYPES)
-
-
-@heaviside.compute
-def heaviside_compute(xp: ArrayNamespace, self: Array, values: Array) -> Array:
-    """values where self is 0, else (self > 0). Torch: heaviside_kernel."""
-    # The Array API orders no bools; a bool self is its own (self > 0).
-    positive = self if self.dtype == xp.bool else xp.astype(self > 0, self.dtype)
-    return xp.where(self == xp.zeros_like(self), values, positive)
-
-
-nextafter = pointwise("nextafter(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
-
-
-@nextafter.compute
-def nextafter_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
-    """The next representable value after self towards other. Torch: nextafter_kernel."""
-    return extension(xp, "nextafter")(self, other)
-
-
-# --- ldexp -----------------------------------------------------------------------------------
-# torch: ldexp (BinaryOps.cpp) is CompositeExplicitAutograd. A floating mantissa with an integral
-# exponent runs std::ldexp in the mantissa's dtype (the exponent read as a C int; bool
-# exponents are refused by the kernel's dispatch, "ldexp_cpu_exp"); anything else is
-# self * pow(2.0, other).
-
-ldexp = defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor")
-ldexp_out = defop("ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
-ldexp_ = defop("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)")
-
-# The std::ldexp path as an elementwise op of the iterator (not registered under a name of
-# its own: torch's ldexp kernel is internal to the composite).
-_ldexp_kernel_op = PointwiseOp(ldexp, CONFIGS[Builder.BINARY_OP], ("self", "other"))
-
-
-@_ldexp_kernel_op.compute
-def ldexp_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
-    """self * 2 ** other, rounded once. Torch: the ldexp CPU kernel (std::ldexp)."""
-    # Multiplying a float64 by powers of two is exact; two factors reach past 2**1023.
-    wide = xp.astype(self, xp.float64)
-    exponent = xp.clip(xp.astype(other, xp.float64), -2200.0, 2200.0)
-    half = xp.trunc(exponent / 2)
-    two = xp.asarray(2.0, dtype=xp.float64)
-    result = wide * xp.pow(two, half) * xp.pow(two, exponent - half)
-    return xp.astype(result, self.dtype)
-
-
-def _std_ldexp(self: TensorImpl, other: TensorImpl) -> bool:
-    """Whether torch takes the std::ldexp kernel (and checks the exponent's dtype)."""
-    if (
-        not self._dtype.is_floating_point
-        or other._dtype.is_floating_point
-        or other._dtype.is_complex
-    ):
-        return False
-    if other._dtype is bool_:
-        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
-    return True
-
-
-@ldexp.kernel(CEA)
-def ldexp_kernel(self: TensorImpl, other: TensorImpl) -> Any:
-    """self * 2 ** other. Torch: ldexp in BinaryOps.cpp."""
-    # Differs: torch allocates the std::ldexp result like `self` and resizes it to the
-    # broadcast shape (warning); refimpl allocates it at the broadcast shape.
-    if _std_ldexp(self, other):
-        return _ldexp_kernel_op([self, other], None, {})
-    return aten.mul.Tensor(self, aten.pow.Scalar(2.0, other))
-
-
-@ldexp_out.kernel(CEA)
-def ldexp_out_kernel(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) -> Any:
-    """Torch: ldexp_out checks the cast to `out`, then runs std::ldexp or
-    mul_out(out, self, pow(2.0, other))."""
-    std = _std_ldexp(self, other)
-    power = None if std else aten.pow.Scalar(2.0, other)
-    result_dtype = self._dtype if power is None else result_type_of((_kind(self), _kind(power)))
-    if not promotion.can_cast(result_dtype, out._dtype):
-        raise RuntimeError(
-            f"ldexp can't be cast to the desired output type {out._dtype.scalar_name}"
-        )
-    if power is None:
-        # Differs: torch's std::ldexp path fails an internal assert (needs_dynamic_casting)
-        # when `out` has another dtype; refimpl casts.
-        return _ldexp_kernel_op([self, other], out, {})
-    return aten.mul.out(self, power, out=out)
-
-
-@ldexp_.kernel(CEA)
-def ldexp__kernel(self: TensorImpl, other: TensorImpl) -> Any:
-    """Torch: ldexp_ is ldexp_out(self, self, other)."""
-    return aten.ldexp.out(self, other, out=self)
-
-
-# --- logaddexp, logaddexp2 -------------------------------------------------------------------
-
-
-def _logaddexp_real(xp: ArrayNamespace, a: Array, b: Array, base2: bool) -> Array:
-    # torch: logaddexp_kernel: equal infinities give themselves; otherwise
-    # max + log1p(exp(-|a - b|)) (log1p(exp2(..)) / ln 2 for base 2).
-    m = xp.maximum(a, b)
-    d = -xp.abs(a - b)
-    if base2:
-        tail = xp.log1p(xp.pow(xp.asarray(2.0, dtype=a.dtype), d)) / xp.log(
-            xp.asarray(2.0, dtype=a.dtype)
-        )
-    else:
-        tail = xp.log1p(xp.exp(d))
-    same_inf = xp.isinf(a) & (a == b)
-    nan = xp.isnan(a) | xp.isnan(b)
-    result = xp.where(same_inf, a, m + tail)
-    return xp.where(nan, a + b, result)
-
-
-logaddexp = pointwise("logaddexp(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
-
-
-@logaddexp.compute
-def logaddexp_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
-    """log(exp(self) + exp(other)). Torch: logaddexp_kernel (_log_add_exp_helper)."""
-    if xp.isdtype(self.dtype, "complex floating"):
-        # torch: the operand with the larger real part factors out.
-        first = xp.real(self) >= xp.real(other)
-        big = xp.where(first, self, other)
-        small = xp.where(first, other, self)
-        return big + xp.log1p(xp.exp(small - big))
-    return _logaddexp_real(xp, self, other, base2=False)
-
-
-logaddexp.compute(dtypes=(float16,))(in_float32(logaddexp_compute))
-
-
-logaddexp2 = pointwise("logaddexp2(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
-
-
-@logaddexp2.compute
-def logaddexp2_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
-    """log2(2**self + 2**other). Torch: logaddexp2_kernel."""
-    return _logaddexp_real(xp, self, other, base2=True)
-
-
-logaddexp2.compute(dtypes=(float16,))(in_float32(logaddexp2_compute))
-
-
-# --- xlogy -----------------------------------------------------------------------------------
-
-xlogy = pointwise(
-    "xlogy.Tensor(Tensor self, Tensor other) -> Tensor",
-    Builder.BINARY_FLOAT_OP,
-    operands=("self", "other"),
-    scalar=(
-        "xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor",
-        "xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor",
-    ),
-)
-
-
-@xlogy.compute
-def xlogy_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
-    """self * log(other), 0 where self is 0 (nan where other is nan). Torch: xlogy_kernel."""
-    product = self * xp.log(other)
-    zero = xp.where(self == 0, xp.zeros_like(product), product)
-    return xp.where(xp.isnan(other), other, zero)
 
 
 # --- gcd, lcm --------------------------------------------------------------------------------

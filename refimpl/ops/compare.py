@@ -17,6 +17,7 @@ from refimpl._base.promotion import get_default_dtype
 from refimpl.core.backend import Array, ArrayNamespace
 from refimpl.core.tensor import TensorImpl, array_of
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor
 from refimpl.ops._iterator import Builder
 from refimpl.ops._pointwise import PointwiseOp, pointwise
 from refimpl.ops._register import defop
@@ -125,6 +126,69 @@ for _name, _pick, _propagate in _EXTREMA:
     # "maximum not implemented for complex tensors." (from spec/kernel_dtypes.json).
     EXTREMA[_name] = pointwise(f"{_name}(Tensor self, Tensor other) -> Tensor", Builder.BINARY_OP)
     EXTREMA[_name].compute(_extremum(_pick, _propagate))
+
+
+def _split_ties(grad: Tensor, self: Tensor, other: Tensor, loses: Any) -> Tensor:
+    # torch: at::where(self == other, grad / 2, grad).masked_fill_(<this input loses>, 0)
+    half = aten.div.Scalar(grad, 2)
+    shared = aten.where.self(aten.eq.Tensor(self, other), half, grad)
+    return aten.masked_fill.Scalar(shared, loses(self, other), 0)
+
+
+@EXTREMA["maximum"].derivative("self")
+def maximum_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: at::where(self == other, grad / 2, grad).masked_fill_(self < other, 0)
+    return _split_ties(grad, self, other, aten.lt.Tensor)
+
+
+@EXTREMA["maximum"].derivative("other")
+def maximum_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: at::where(self == other, grad / 2, grad).masked_fill_(self > other, 0)
+    return _split_ties(grad, self, other, aten.gt.Tensor)
+
+
+@EXTREMA["minimum"].derivative("self")
+def minimum_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: at::where(self == other, grad / 2, grad).masked_fill_(self > other, 0)
+    return _split_ties(grad, self, other, aten.gt.Tensor)
+
+
+@EXTREMA["minimum"].derivative("other")
+def minimum_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: at::where(self == other, grad / 2, grad).masked_fill_(self < other, 0)
+    return _split_ties(grad, self, other, aten.lt.Tensor)
+
+
+def _self_wins(compare: Any, self: Tensor, other: Tensor) -> Tensor:
+    # torch: (self >= other).logical_or_(other.isnan()) for fmax (<= for fmin): where self
+    # is the result (a NaN other loses).
+    return aten.logical_or.default(compare(self, other), aten.isnan.default(other))
+
+
+@EXTREMA["fmax"].derivative("self")
+def fmax_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0)
+    loses = aten.logical_not.default(_self_wins(aten.ge.Tensor, self, other))
+    return aten.masked_fill.Scalar(grad, loses, 0)
+
+
+@EXTREMA["fmax"].derivative("other")
+def fmax_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: grad.masked_fill((self >= other).logical_or_(other.isnan()), 0)
+    return aten.masked_fill.Scalar(grad, _self_wins(aten.ge.Tensor, self, other), 0)
+
+
+@EXTREMA["fmin"].derivative("self")
+def fmin_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: grad.masked_fill((self <= other).logical_or_(other.isnan()).logical_not_(), 0)
+    loses = aten.logical_not.default(_self_wins(aten.le.Tensor, self, other))
+    return aten.masked_fill.Scalar(grad, loses, 0)
+
+
+@EXTREMA["fmin"].derivative("other")
+def fmin_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: grad.masked_fill((self <= other).logical_or_(other.isnan()), 0)
+    return aten.masked_fill.Scalar(grad, _self_wins(aten.le.Tensor, self, other), 0)
 
 
 def _max_min(target: str) -> Callable[..., Any]:

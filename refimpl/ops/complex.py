@@ -16,6 +16,9 @@ from refimpl.core.backend import Array, ArrayNamespace, extension
 from refimpl.core.storage import Storage
 from refimpl.core.tensor import TensorImpl, make_tensor
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_unary import polar_backward
+from refimpl.ops._derivative import derivative
 from refimpl.ops._iterator import IterConfig, Plan, ResultDtype
 from refimpl.ops._pointwise import pointwise
 from refimpl.ops._register import defop
@@ -86,6 +89,18 @@ def complex_compute(xp: ArrayNamespace, real: Array, imag: Array) -> Array:
     return make_complex(xp, real, imag)
 
 
+@complex_.derivative("real")
+def complex_backward_real(grad: Tensor, real: Tensor) -> Tensor:
+    # torch: at::real(grad). (torch's node saves `real` too: the formula's text names it.)
+    return aten.real.default(grad)
+
+
+@complex_.derivative("imag")
+def complex_backward_imag(grad: Tensor, imag: Tensor) -> Tensor:
+    # torch: at::imag(grad) (saving `imag`, as torch's node does).
+    return aten.imag.default(grad)
+
+
 polar = pointwise("polar(Tensor abs, Tensor angle) -> Tensor", _COMPLEX_CONFIG)
 polar.precheck(_check_same)
 polar.check(_check_out)
@@ -95,6 +110,12 @@ polar.check(_check_out)
 def polar_compute(xp: ArrayNamespace, abs: Array, angle: Array) -> Array:
     """abs * (cos(angle) + i sin(angle)). Torch: polar_kernel (std::polar)."""
     return make_complex(xp, abs * xp.cos(angle), abs * xp.sin(angle))
+
+
+@polar.derivative("abs", "angle")
+def polar_backward_inputs(grad: Tensor, result: Tensor) -> tuple[Tensor, Tensor]:
+    # torch: polar_backward(grad, result)
+    return polar_backward(grad, result)
 
 
 # --- view_as_real, view_as_complex -----------------------------------------------------------
@@ -179,6 +200,12 @@ def view_as_real_kernel(self: TensorImpl) -> Any:
 for _key in _BACKEND_KEYS:
     view_as_real.kernel(_key)(view_as_real_kernel)
 
+
+@view_as_real.derivative("self")
+def view_as_real_backward(grad: Tensor) -> Tensor:
+    # torch: at::view_as_complex(grad.contiguous())
+    return aten.view_as_complex.default(aten.contiguous.default(grad))
+
 view_as_complex = defop("view_as_complex(Tensor(a) self) -> Tensor(a)")
 
 
@@ -228,6 +255,13 @@ for _key in _BACKEND_KEYS:
     view_as_complex.kernel(_key)(view_as_complex_kernel)
 
 
+@view_as_complex.derivative("self")
+def view_as_complex_backward(grad: Tensor) -> Tensor:
+    # torch: at::view_as_real(grad.contiguous().resolve_conj())
+    resolved = aten.resolve_conj.default(aten.contiguous.default(grad))
+    return aten.view_as_real.default(resolved)
+
+
 # --- real, imag ----------------------------------------------------------------------------
 
 real = defop("real(Tensor(a) self) -> Tensor(a)")
@@ -238,7 +272,8 @@ def real_decomposition(self: TensorImpl) -> Any:
     """The real part; a real tensor is returned itself. Torch: real in UnaryOps.cpp."""
     if not self._dtype.is_complex:
         return self
-    return aten.select.int(aten.view_as_real.default(self), -1, 0)
+    # torch: at::select(real_tensor, real_tensor.dim() - 1, 0): the last dim, counted.
+    return aten.select.int(aten.view_as_real.default(self), len(self._size), 0)
 
 
 imag = defop("imag(Tensor(a) self) -> Tensor(a)")
@@ -249,7 +284,7 @@ def imag_decomposition(self: TensorImpl) -> Any:
     """The imaginary part, for complex tensors only. Torch: imag in UnaryOps.cpp."""
     if not self._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return aten.select.int(aten.view_as_real.default(self), -1, 1)
+    return aten.select.int(aten.view_as_real.default(self), len(self._size), 1)
 
 
 # --- conj_physical, conj, resolve_conj, resolve_neg ----------------------------------------
@@ -266,11 +301,19 @@ def conj_physical_compute(xp: ArrayNamespace, self: Array) -> Array:
     return xp.asarray(self, copy=True)
 
 
+@_conj_physical.derivative("self")
+def conj_physical_backward(grad: Tensor) -> Tensor:
+    # torch: grad.conj_physical()
+    return aten.conj_physical.default(grad)
+
+
 # torch: conj_physical.out and conj_physical_ are the same kernel as _conj_physical.
 _conj_physical.register(
     defop("conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"), "out"
 )
 _conj_physical.register(defop("conj_physical_(Tensor(a!) self) -> Tensor(a!)"), "inplace")
+# torch: conj_physical_ has its own entry (ConjPhysicalBackward1), with the same formula.
+derivative("aten::conj_physical_", "self")(conj_physical_backward)
 
 conj_physical = defop("conj_physical(Tensor self) -> Tensor")
 
@@ -294,6 +337,12 @@ def _conj_kernel(self: TensorImpl) -> Any:
     False, and writes to the result do not reach self).
     """
     return aten._conj_physical.default(self)
+
+
+@_conj.derivative("self")
+def conj_backward(grad: Tensor) -> Tensor:
+    # torch: grad.conj()
+    return aten.conj.default(grad)
 
 
 conj = defop("conj(Tensor(a) self) -> Tensor(a)")

@@ -31,6 +31,8 @@ from refimpl.core.tensor import (
     write_array,
 )
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_products import block_diag_backward
 from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import check_out_dtype
 from refimpl.ops._register import OpBlock, defop
@@ -155,6 +157,13 @@ def tril__kernel(self: TensorImpl, diagonal: int) -> Any:
 
 _register_structured(tril_, tril__kernel)
 
+
+@tril.derivative("self")
+def tril_backward(grad: Tensor, diagonal: int) -> Tensor:
+    # torch: grad.tril_symint(diagonal)
+    return aten.tril.default(grad, diagonal)
+
+
 tril_out = defop("tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)")
 
 
@@ -184,6 +193,13 @@ def triu__kernel(self: TensorImpl, diagonal: int) -> Any:
 
 
 _register_structured(triu_, triu__kernel)
+
+
+@triu.derivative("self")
+def triu_backward(grad: Tensor, diagonal: int) -> Tensor:
+    # torch: grad.triu_symint(diagonal)
+    return aten.triu.default(grad, diagonal)
+
 
 triu_out = defop("triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)")
 
@@ -341,6 +357,12 @@ def diag_embed_kernel(self: TensorImpl, offset: int, dim1: int, dim2: int) -> An
     return result
 
 
+@diag_embed.derivative("self")
+def diag_embed_backward(grad: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+    # torch: grad.diagonal(offset, dim1, dim2)
+    return aten.diagonal.default(grad, offset, dim1, dim2)
+
+
 diag_embed_out = defop(
     "diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) "
     "-> Tensor(a!)"
@@ -449,6 +471,14 @@ def block_diag_kernel(tensors: list[TensorImpl]) -> Any:
         row += n
         col += m
     return result
+
+
+@block_diag.derivative("tensors")
+def block_diag_derivative(
+    grad: Tensor, tensors_args_sizes: list[list[int]], tensors_args_scalartypes: list[DType]
+) -> list[Tensor]:
+    # torch: block_diag_backward(grad, to_args_sizes(tensors), to_args_scalartypes(tensors))
+    return block_diag_backward(grad, tensors_args_sizes, tensors_args_scalartypes)
 
 
 block_diag_out = defop("block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)")

@@ -114,15 +114,15 @@ def transfer(array: Array, source: Backend, target: Backend) -> Array:
 def check_writable(dst: TensorImpl) -> None:
     """Torch's refusal to write through a view whose elements overlap (an expanded tensor).
 
-    Torch: assert_no_internal_overlap in aten/src/ATen/MemoryOverlap.cpp.
+    Torch: assert_no_internal_overlap in aten/src/ATen/MemoryOverlap.cpp (an empty tensor
+    is non-overlapping and dense, so never refused).
     """
-    for n, s in zip(dst._size, dst._stride):
-        if s == 0 and n > 1:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers "
-                "to a single memory location. Please clone() the tensor before performing the "
-                "operation."
-            )
+    if layout.has_internal_overlap(dst._size, dst._stride):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
 
 
 def _check_no_partial_overlap(dst: TensorImpl, src: TensorImpl) -> None:

@@ -24,6 +24,9 @@ from refimpl.core.backend import Array, ArrayNamespace
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, write_array
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_index import gather_backward, scatter_reduce_backward, take_backward
+from refimpl.ops._derivative import derivative
 from refimpl.ops._index_tensors import (
     BACKEND_KEYS,
     INDEX_DTYPES,
@@ -107,6 +110,15 @@ def gather_kernel(self: TensorImpl, dim: int, index: TensorImpl, *, sparse_grad:
 
 
 register(gather, gather_kernel, BACKEND_KEYS)
+
+
+@gather.derivative("self")
+def gather_backward_self(
+    grad: Tensor, self: Tensor, dim: int, index: Tensor, sparse_grad: bool
+) -> Tensor:
+    # torch: gather_backward(grad, self, dim, index, sparse_grad)
+    return gather_backward(grad, self, dim, index)
+
 
 gather_out = defop(
     "gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) "
@@ -390,6 +402,31 @@ for _schema, _kernel in _SCATTER_OVERLOADS:
     register(defop(_schema), _kernel, BACKEND_KEYS)
 
 
+@derivative("aten::scatter.src", "self")
+def scatter_backward_self(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    # torch: grad.scatter(dim, index, 0)
+    return aten.scatter.value(grad, dim, index, 0)
+
+
+@derivative("aten::scatter.src", "src")
+def scatter_backward_src(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    # torch: grad.gather(dim, index)
+    return aten.gather.default(grad, dim, index)
+
+
+derivative("aten::scatter.value", "self")(scatter_backward_self)
+
+
+@derivative("aten::scatter_add", "self")
+def scatter_add_backward_self(grad: Tensor) -> Tensor:
+    # torch: grad
+    return grad
+
+
+derivative("aten::scatter_add", "src")(scatter_backward_src)
+# torch: scatter.reduce and scatter.value_reduce (the legacy reduce=) have no derivative.
+
+
 def _scatter_reduce_kernel(inplace: bool) -> Callable[..., Any]:
     def scatter_reduce_kernel(
         self: TensorImpl,
@@ -425,6 +462,23 @@ register(
     _scatter_reduce_kernel(inplace=False),
     BACKEND_KEYS,
 )
+
+
+@derivative("aten::scatter_reduce.two", "self", "src")
+def scatter_reduce_backward_self_src(
+    grad: Tensor,
+    self: Tensor,
+    dim: int,
+    index: Tensor,
+    src: Tensor,
+    reduce: str,
+    include_self: bool,
+    result: Tensor,
+) -> tuple[Tensor, Tensor]:
+    # torch: scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+    return scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+
+
 register(
     defop(
         "scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, "
@@ -499,6 +553,13 @@ def take_kernel(self: TensorImpl, index: TensorImpl) -> Any:
 
 register(take, take_kernel, BACKEND_KEYS)
 
+
+@take.derivative("self")
+def take_backward_self(grad: Tensor, self: Tensor, index: Tensor) -> Tensor:
+    # torch: take_backward(grad, self, index)
+    return take_backward(grad, self, index)
+
+
 take_out = defop("take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)")
 
 
@@ -568,6 +629,23 @@ put = defop("put(Tensor self, Tensor index, Tensor source, bool accumulate=False
 def put_kernel(self: TensorImpl, index: TensorImpl, source: TensorImpl, accumulate: bool) -> Any:
     """Torch: put (CompositeExplicitAutograd): clone self keeping its layout, then put_."""
     return _put_(aten.clone.default(self), index, source, accumulate)
+
+
+@put.derivative("self")
+def put_backward_self(
+    grad: Tensor, index: Tensor, source_sym_sizes: list[int], accumulate: bool
+) -> Tensor:
+    # torch: accumulate ? grad : grad.put(index, zeros_like(source), false)
+    if accumulate:
+        return grad
+    zeros = aten.new_zeros.default(grad, list(source_sym_sizes))
+    return aten.put.default(grad, index, zeros, False)
+
+
+@put.derivative("source")
+def put_backward_source(grad: Tensor, index: Tensor, source: Tensor) -> Tensor:
+    # torch: grad.take(index).reshape_as(source)
+    return aten.reshape.default(aten.take.default(grad, index), list(source._size))
 
 
 put_out = defop(

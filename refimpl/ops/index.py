@@ -36,6 +36,12 @@ from refimpl.ops._advanced_index import (
     self_position,
     shape_text,
 )
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_index import (
+    index_backward,
+    masked_scatter_backward_composite,
+    masked_select_backward,
+)
 from refimpl.ops._register import OpBlock, defop
 
 aten: Final = namespace("aten")
@@ -63,6 +69,14 @@ def index_tensor_kernel(self: TensorImpl, indices: Indices) -> Any:
 
 
 _register(index_tensor, index_tensor_kernel, (*_BACKEND_KEYS, CEANF))
+
+
+@index_tensor.derivative("self")
+def index_backward_self(grad: Tensor, self_sym_sizes: list[int], indices: Indices) -> Tensor:
+    # torch: index_backward(grad.new_zeros_symint(self.sym_sizes(), self.options()), indices,
+    # grad)
+    return index_backward(aten.new_zeros.default(grad, list(self_sym_sizes)), indices, grad)
+
 
 index_tensor_out = defop(
     "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)"
@@ -192,6 +206,24 @@ def _index_put_impl__kernel(
 
 _register(_index_put_impl__block, _index_put_impl__kernel)
 
+
+@_index_put_impl__block.derivative("self")
+def index_put_backward_self(
+    grad: Tensor, indices: Indices, values_sym_sizes: list[int], accumulate: bool
+) -> Tensor:
+    # torch: accumulate ? grad : grad.index_put(indices, zeros_like(values), false)
+    if accumulate:
+        return grad
+    zeros = aten.new_zeros.default(grad, list(values_sym_sizes))
+    return aten.index_put.default(grad, list(indices), zeros, False)
+
+
+@_index_put_impl__block.derivative("values")
+def index_put_backward_values(grad: Tensor, indices: Indices) -> Tensor:
+    # torch: grad.index(indices)
+    return aten.index.Tensor(grad, list(indices))
+
+
 _index_put_impl_block = defop(
     "_index_put_impl(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, "
     "bool unsafe=False) -> Tensor"
@@ -258,6 +290,10 @@ def index_put_kernel(
     """A copy of `self` with the values put. Torch: index_put (clone, then index_put_)."""
     result = aten.clone.default(self)
     return aten.index_put_.default(result, indices, values, accumulate)
+
+
+index_put.derivative("self")(index_put_backward_self)
+index_put.derivative("values")(index_put_backward_values)
 
 
 index_put_out = defop(
@@ -328,6 +364,13 @@ def masked_select_kernel(self: TensorImpl, mask: TensorImpl) -> Any:
 
 
 _register(masked_select_block, masked_select_kernel)
+
+
+@masked_select_block.derivative("self")
+def masked_select_backward_self(grad: Tensor, self: Tensor, mask: Tensor) -> Tensor:
+    # torch: masked_select_backward(grad, self, mask)
+    return masked_select_backward(grad, self, mask)
+
 
 masked_select_out = defop(
     "masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)"
@@ -411,6 +454,19 @@ def masked_scatter__kernel(self: TensorImpl, mask: TensorImpl, source: TensorImp
 
 _register(masked_scatter__block, masked_scatter__kernel)
 
+
+def masked_scatter_backward_self(grad: Tensor, mask: Tensor) -> Tensor:
+    # torch: grad.masked_fill(mask, 0)
+    return aten.masked_fill.Scalar(grad, mask, 0)
+
+
+def masked_scatter_backward_source(
+    grad: Tensor, mask: Tensor, source_sym_sizes: list[int]
+) -> Tensor:
+    # torch: masked_scatter_backward_symint(grad, mask, source.sym_sizes())
+    return aten.masked_scatter_backward.default(grad, mask, list(source_sym_sizes))
+
+
 masked_scatter_block = defop("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor")
 
 
@@ -422,6 +478,34 @@ def masked_scatter_kernel(self: TensorImpl, mask: TensorImpl, source: TensorImpl
     expanded = self if self._size == shape else aten.expand.default(self, list(shape))
     result = aten.clone.default(expanded, memory_format=_CONTIGUOUS)
     return aten.masked_scatter_.default(result, expanded_mask, source)
+
+
+masked_scatter_block.derivative("self")(masked_scatter_backward_self)
+masked_scatter_block.derivative("source")(masked_scatter_backward_source)
+
+masked_scatter_backward = defop(
+    "masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor"
+)
+
+
+@masked_scatter_backward.kernel(CEA)
+def masked_scatter_backward_kernel(
+    grad_output: TensorImpl, mask: TensorImpl, sizes: list[int]
+) -> Any:
+    """The elements of grad_output where mask is True, zero-padded and viewed as `sizes`.
+
+    Torch: masked_scatter_backward_symint in TensorAdvancedIndexing.cpp.
+    """
+    return masked_scatter_backward_composite(grad_output, mask, sizes)
+
+
+@masked_scatter_backward.derivative("grad_output")
+def masked_scatter_backward_backward(
+    grad: Tensor, grad_output_sym_sizes: list[int], mask: Tensor
+) -> Tensor:
+    # torch: zeros_like(grad_output).masked_scatter(mask, grad)
+    zeros = aten.new_zeros.default(grad, list(grad_output_sym_sizes))
+    return aten.masked_scatter.default(zeros, mask, grad)
 
 
 masked_scatter_out = defop(

@@ -20,6 +20,9 @@ from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, ArrayNamespace
 from refimpl.core.tensor import TensorImpl, array_of, write_array
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor, maybe_multiply
+from refimpl.ops._backward_index import index_reduce_backward, index_select_backward
+from refimpl.ops._derivative import derivative
 from refimpl.ops._index_tensors import (
     BACKEND_KEYS,
     COMPLEX,
@@ -185,6 +188,33 @@ register(
     BACKEND_KEYS,
 )
 
+
+@derivative("aten::index_add", "self")
+def index_add_backward_self(grad: Tensor) -> Tensor:
+    # torch: grad
+    return grad
+
+
+def _selected_like(
+    grad: Tensor, dim: int, index: Tensor, source: Tensor, source_dim: int
+) -> Tensor:
+    # torch: source.dim() > 0 ? grad.index_select(dim, index).expand_as(source)
+    #                         : grad.index_select(dim, index.squeeze(0))
+    if source_dim > 0:
+        selected = aten.index_select.default(grad, dim, index)
+        return aten.expand.default(selected, list(source._size))
+    return aten.index_select.default(grad, dim, aten.squeeze.dim(index, 0))
+
+
+@derivative("aten::index_add", "source")
+def index_add_backward_source(
+    grad: Tensor, dim: int, index: Tensor, source: Tensor, source_dim: int, alpha: Scalar
+) -> Tensor:
+    # torch: maybe_multiply(source.dim() > 0 ? grad.index_select(dim, index).expand_as(source)
+    #                       : grad.index_select(dim, index.squeeze(0)), alpha)
+    return maybe_multiply(_selected_like(grad, dim, index, source, source_dim), alpha)
+
+
 # torch: index_reduce's meta accepts these four names only.
 _INDEX_REDUCE: Final[dict[str, Reduction]] = {
     "prod": (ScatterReduce.PROD, False),
@@ -300,6 +330,21 @@ register(
 )
 
 
+@derivative("aten::index_reduce", "self", "source")
+def index_reduce_backward_self_source(
+    grad: Tensor,
+    self: Tensor,
+    dim: int,
+    index: Tensor,
+    source: Tensor,
+    reduce: str,
+    include_self: bool,
+    result: Tensor,
+) -> tuple[Tensor, Tensor]:
+    # torch: index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)
+    return index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)
+
+
 def _index_copy(
     self: TensorImpl,
     dim: int,
@@ -408,6 +453,21 @@ register(
     _index_copy_kernel(inplace=False),
     BACKEND_KEYS,
 )
+
+
+@derivative("aten::index_copy", "self")
+def index_copy_backward_self(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    # torch: grad.index_fill(dim, index, 0)
+    return aten.index_fill.int_Scalar(grad, dim, index, 0)
+
+
+@derivative("aten::index_copy", "source")
+def index_copy_backward_source(
+    grad: Tensor, dim: int, index: Tensor, source: Tensor, source_dim: int
+) -> Tensor:
+    # torch: source.dim() > 0 ? grad.index_select(dim, index).expand_as(source)
+    #                         : grad.index_select(dim, index.squeeze(0))
+    return _selected_like(grad, dim, index, source, source_dim)
 
 
 # --- index_fill ---------------------------------------------------------------------------
@@ -534,6 +594,24 @@ for _kind in ("Scalar", "Tensor"):
         register(_out, index_fill_tensor_out, (CEA,))
 
 
+@derivative("aten::index_fill.int_Scalar", "self")
+def index_fill_backward_self(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    # torch: grad.index_fill(dim, index, 0)
+    return aten.index_fill.int_Scalar(grad, dim, index, 0)
+
+
+derivative("aten::index_fill.int_Tensor", "self")(index_fill_backward_self)
+
+
+@derivative("aten::index_fill.int_Tensor", "value")
+def index_fill_backward_value(grad: Tensor, dim: int, index: Tensor) -> Tensor:
+    # torch: grad.index_select(dim, std::get<0>(at::_unique(index, /*sorted=*/false))).sum()
+    # Differs: refimpl has no _unique; the sum of grad over the filled slices (each once) is
+    # taken through a 0/1 mask of them (the same value; the second-order graph differs).
+    hit = aten.index_fill.int_Scalar(aten.zeros_like.default(grad), dim, index, 1)
+    return aten.sum.default(aten.mul.Tensor(grad, hit))
+
+
 # --- index_select -------------------------------------------------------------------------
 
 
@@ -583,6 +661,15 @@ def index_select_kernel(self: TensorImpl, dim: int, index: TensorImpl) -> Any:
 
 
 register(index_select, index_select_kernel, BACKEND_KEYS)
+
+
+@index_select.derivative("self")
+def index_select_backward_self(
+    grad: Tensor, self_sym_sizes: list[int], dim: int, index: Tensor
+) -> Tensor:
+    # torch: index_select_backward_symint(grad, self.sym_sizes(), dim, index)
+    return index_select_backward(grad, self_sym_sizes, dim, index)
+
 
 index_select_out = defop(
     "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)"

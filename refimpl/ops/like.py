@@ -19,6 +19,7 @@ from refimpl.core.config import config
 from refimpl.core.tensor import TensorImpl, empty_strided_tensor
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._backward import Tensor
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
@@ -151,6 +152,20 @@ def fill_tensor_kernel(self: TensorImpl, value: TensorImpl) -> Any:
     return aten.fill_.Tensor(aten.empty_like.default(self), value)
 
 
+def fill_backward_self(grad: Tensor) -> Tensor:
+    # torch: zeros_like(grad) (the values written do not depend on self)
+    return aten.zeros_like.default(grad)
+
+
+def fill_backward_value(grad: Tensor) -> Tensor:
+    # torch: grad.sum() (the 0-dim value reaches every element)
+    return aten.sum.default(grad)
+
+
+fill_scalar.derivative("self")(fill_backward_self)
+fill_tensor.derivative("self")(fill_backward_self)
+fill_tensor.derivative("value")(fill_backward_value)
+
 zero_ = defop("zero_(Tensor(a!) self) -> Tensor(a!)")
 
 
@@ -159,3 +174,6 @@ zero_ = defop("zero_(Tensor(a!) self) -> Tensor(a!)")
 def zero__kernel(self: TensorImpl) -> Any:
     """Every element set to zero. Torch: zero_ in Fill.cpp (fill_ with 0)."""
     return aten.fill_.Scalar(self, 0)
+
+
+zero_.derivative("self")(fill_backward_self)

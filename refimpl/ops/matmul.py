@@ -1,10 +1,11 @@
-"""The BLAS-like products: mm, bmm, addmm, addmv, mv, addbmm, baddbmm, dot, vdot, addr.
+"""The matrix products: mm, addmm, bmm, baddbmm, addbmm, with their derivatives.
 
 Torch: aten/src/ATen/native/LinearAlgebra.cpp (the structured meta functions of addmm, mm,
-bmm and baddbmm, addmm_impl_cpu_, baddbmm_with_gemm_, addbmm_impl_, addr) and Blas.cpp
-(addmv, mv, dot, vdot). Each real kernel is one body for CPU, CUDA and Meta: its checks and
-output geometry run for every device, its arithmetic only where there is data (see
-ops/_products.py for what they share, and Note [beta == 0] there).
+bmm and baddbmm, addmm_impl_cpu_, baddbmm_with_gemm_, addbmm_impl_). Each real kernel is one
+body for CPU, CUDA and Meta: its checks and output geometry run for every device, its
+arithmetic only where there is data (see ops/_products.py for what they share, and Note
+[beta == 0] there). The matrix-vector and vector products (addmv, mv, dot, vdot, addr) are
+in ops/matvec.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base.dtypes import (
-    DType,
     bool_,
     complex64,
     complex128,
@@ -26,8 +26,7 @@ from refimpl._base.dtypes import (
     uint8,
 )
 from refimpl._base.keys import DispatchKey
-from refimpl._base.promotion import promote_types
-from refimpl._base.scalars import Scalar, checked_convert
+from refimpl._base.scalars import Scalar
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
 from refimpl.core.tensor import (
@@ -35,18 +34,21 @@ from refimpl.core.tensor import (
     TensorImpl,
     array_of,
     backend_dtype,
-    empty_strided_tensor,
     meta_token,
     resize_for_output,
     result_maker,
-    write_array,
 )
 from refimpl.dispatch.overloads import namespace
-from refimpl.ops._iterator import scalar_array
+from refimpl.ops._backward import (
+    Tensor,
+    conj_scalar,
+    maybe_multiply,
+    mm_mat1_backward,
+    mm_mat2_backward,
+)
 from refimpl.ops._products import (
     OPMATH,
     backend_kernels,
-    cast_values,
     check_inplace,
     check_out,
     expanded,
@@ -54,7 +56,6 @@ from refimpl.ops._products import (
     matmul_arrays,
     not_implemented,
     operands,
-    resize_out,
     rounded,
     scaled_sum,
 )
@@ -138,6 +139,22 @@ def mm_kernel(self: TensorImpl, mat2: TensorImpl) -> Any:
 def mm_out_kernel(self: TensorImpl, mat2: TensorImpl, *, out: TensorImpl) -> Any:
     """mm into `out`. Torch: mm_out."""
     return _mm(self, mat2, out)
+
+
+@mm.derivative("self")
+def mm_backward_self(
+    grad: Tensor, mat2: Tensor, self_sym_sizes: list[int], self_sym_strides: list[int]
+) -> Tensor:
+    # torch: mm_mat1_backward(grad, mat2, self.sym_sizes(), self.sym_strides(), self.layout(), 1)
+    return mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides, 1)
+
+
+@mm.derivative("mat2")
+def mm_backward_mat2(
+    grad: Tensor, self: Tensor, mat2_sym_sizes: list[int], mat2_sym_strides: list[int]
+) -> Tensor:
+    # torch: mm_mat2_backward(grad, self, mat2.sym_sizes(), mat2.sym_strides(), mat2.layout(), 1)
+    return mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides, 1)
 
 
 # --- addmm, addmm_ -----------------------------------------------------------------------
@@ -228,6 +245,38 @@ def addmm__kernel(
     """addmm written into `self`. Torch: addmm_ (the structured in-place form)."""
     check_inplace(self, _addmm_meta(self, mat1, mat2))
     return _addmm(self, mat1, mat2, beta, alpha, self)
+
+
+@addmm.derivative("self")
+def addmm_backward_self(grad: Tensor, beta: Scalar) -> Tensor:
+    # torch: maybe_multiply(grad, beta.conj()) (also for addmv, addr, baddbmm, addbmm)
+    return maybe_multiply(grad, conj_scalar(beta))
+
+
+@addmm.derivative("mat1")
+def addmm_backward_mat1(
+    grad: Tensor,
+    mat2: Tensor,
+    mat1_sym_sizes: list[int],
+    mat1_sym_strides: list[int],
+    alpha: Scalar,
+) -> Tensor:
+    # torch: mm_mat1_backward(grad, mat2, mat1.sym_sizes(), mat1.sym_strides(), mat1.layout(),
+    # alpha)
+    return mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
+
+
+@addmm.derivative("mat2")
+def addmm_backward_mat2(
+    grad: Tensor,
+    mat1: Tensor,
+    mat2_sym_sizes: list[int],
+    mat2_sym_strides: list[int],
+    alpha: Scalar,
+) -> Tensor:
+    # torch: mm_mat2_backward(grad, mat1, mat2.sym_sizes(), mat2.sym_strides(), mat2.layout(),
+    # alpha)
+    return mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
 
 
 # --- bmm, baddbmm, baddbmm_ --------------------------------------------------------------
@@ -350,6 +399,38 @@ def baddbmm__kernel(
     return _baddbmm(self, batch1, batch2, beta, alpha, self)
 
 
+def _batch_mT_conj(t: Tensor) -> Tensor:
+    # torch: t.transpose(1, 2).conj()
+    return aten.conj.default(aten.transpose.int(t, 1, 2))
+
+
+@bmm.derivative("self")
+def bmm_backward_self(grad: Tensor, mat2: Tensor) -> Tensor:
+    # torch: grad.bmm(mat2.transpose(1, 2).conj())
+    return aten.bmm.default(grad, _batch_mT_conj(mat2))
+
+
+@bmm.derivative("mat2")
+def bmm_backward_mat2(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: self.transpose(1, 2).conj().bmm(grad)
+    return aten.bmm.default(_batch_mT_conj(self), grad)
+
+
+baddbmm.derivative("self")(addmm_backward_self)
+
+
+@baddbmm.derivative("batch1")
+def baddbmm_backward_batch1(grad: Tensor, batch2: Tensor, alpha: Scalar) -> Tensor:
+    # torch: maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha.conj())
+    return maybe_multiply(aten.bmm.default(grad, _batch_mT_conj(batch2)), conj_scalar(alpha))
+
+
+@baddbmm.derivative("batch2")
+def baddbmm_backward_batch2(grad: Tensor, batch1: Tensor, alpha: Scalar) -> Tensor:
+    # torch: maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha.conj())
+    return maybe_multiply(aten.bmm.default(_batch_mT_conj(batch1), grad), conj_scalar(alpha))
+
+
 # --- addbmm, addbmm_ ---------------------------------------------------------------------
 
 addbmm = defop(
@@ -453,316 +534,43 @@ def addbmm__kernel(
     return _addbmm(self, batch1, batch2, beta, alpha, self)
 
 
-# --- addmv, addmv_, mv -------------------------------------------------------------------
-
-addmv = defop(
-    "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor"
-)
-addmv_out = defop(
-    "addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, "
-    "Tensor(a!) out) -> Tensor(a!)"
-)
-addmv_ = defop(
-    "addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) "
-    "-> Tensor(a!)"
-)
+addbmm.derivative("self")(addmm_backward_self)
 
 
-def _addmv_meta(self: TensorImpl, mat: TensorImpl, vec: TensorImpl) -> tuple[int]:
-    """Torch: TORCH_META_FUNC(addmv) in Blas.cpp: a vector (or one element), a matrix and a
-    vector of matching sizes and one dtype; the result has mat's row count."""
-    ranks = (len(self._size), len(mat._size), len(vec._size))
-    if not (ranks[1] == 2 and ranks[2] == 1 and ranks[0] <= 1):
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got {ranks[0]}, {ranks[1]}, {ranks[2]}"
-        )
-    (n, k), numel = mat._size, geometry.numel(self._size)
-    if k != vec._size[0] or not (n == numel or numel == 1):
-        shown = self._size[0] if self._size else numel
-        raise RuntimeError(
-            f"size mismatch, got input ({shown}), mat ({n}x{k}), vec ({vec._size[0]})"
-        )
-    if not (self._dtype is mat._dtype and mat._dtype is vec._dtype):
-        names = [t._dtype.scalar_name for t in (self, mat, vec)]
-        raise RuntimeError(
-            "addmv input tensors must have the same dtype, but got "
-            f"{names[0]}, {names[1]}, and {names[2]}"
-        )
-    return (n,)
+def _addbmm_grad(grad: Tensor, batch1_sym_sizes: list[int], batch2_sym_sizes: list[int]) -> Tensor:
+    # torch: grad.unsqueeze(0).expand_symint({batch1.sym_size(0), batch1.sym_size(1),
+    # batch2.sym_size(2)})
+    size = [batch1_sym_sizes[0], batch1_sym_sizes[1], batch2_sym_sizes[2]]
+    return aten.expand.default(aten.unsqueeze.default(grad, 0), size)
 
 
-def _addmv(
-    self: TensorImpl,
-    mat: TensorImpl,
-    vec: TensorImpl,
-    beta: Scalar,
+# Differs: torch saves batch1.sym_size(0), batch1.sym_size(1) and batch2.sym_size(2) as
+# `batch1_sym_argsize_0` ...; refimpl saves the sizes whole (no argsize facts).
+@addbmm.derivative("batch1")
+def addbmm_backward_batch1(
+    grad: Tensor,
+    batch1_sym_sizes: list[int],
+    batch2_sym_sizes: list[int],
+    batch2: Tensor,
     alpha: Scalar,
-    out: TensorImpl | None,
-) -> Any:
-    """beta * self + alpha * (mat @ vec). Torch: addmv_out_cpu in Blas.cpp (gemv)."""
-    size = _addmv_meta(self, mat, vec)
-    dtype = vec._dtype
-    if out is not None:
-        check_out(out, size, dtype)
-    source = expanded(self, size)
-
-    def compute(xp: Any, backend: Backend) -> Array:
-        if dtype is bool_:
-            raise not_implemented("addmv_impl_cpu", dtype)
-        (base,) = operands(backend, dtype, source)
-        return scaled_sum(
-            backend, dtype, base, matmul_arrays(backend, dtype, mat, vec), beta, alpha
-        )
-
-    return finish(size, dtype, mat, out, compute)
+) -> Tensor:
+    # torch: maybe_multiply(grad.unsqueeze(0).expand_symint(...).bmm(batch2.transpose(1, 2)
+    # .conj()), alpha.conj())
+    expanded_grad = _addbmm_grad(grad, batch1_sym_sizes, batch2_sym_sizes)
+    product = aten.bmm.default(expanded_grad, _batch_mT_conj(batch2))
+    return maybe_multiply(product, conj_scalar(alpha))
 
 
-@backend_kernels(addmv)
-def addmv_kernel(
-    self: TensorImpl, mat: TensorImpl, vec: TensorImpl, *, beta: Scalar, alpha: Scalar
-) -> Any:
-    """beta * self + alpha * (mat @ vec). Torch: addmv (Blas.cpp)."""
-    return _addmv(self, mat, vec, beta, alpha, None)
-
-
-@backend_kernels(addmv_out)
-def addmv_out_kernel(
-    self: TensorImpl,
-    mat: TensorImpl,
-    vec: TensorImpl,
-    *,
-    beta: Scalar,
+@addbmm.derivative("batch2")
+def addbmm_backward_batch2(
+    grad: Tensor,
+    batch1_sym_sizes: list[int],
+    batch2_sym_sizes: list[int],
+    batch1: Tensor,
     alpha: Scalar,
-    out: TensorImpl,
-) -> Any:
-    """addmv into `out`. Torch: addmv_out."""
-    return _addmv(self, mat, vec, beta, alpha, out)
-
-
-@backend_kernels(addmv_)
-def addmv__kernel(
-    self: TensorImpl, mat: TensorImpl, vec: TensorImpl, *, beta: Scalar, alpha: Scalar
-) -> Any:
-    """addmv written into `self`. Torch: addmv_ (the structured in-place form)."""
-    check_inplace(self, _addmv_meta(self, mat, vec))
-    return _addmv(self, mat, vec, beta, alpha, self)
-
-
-mv = defop("mv(Tensor self, Tensor vec) -> Tensor")
-mv_out = defop("mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)")
-
-
-@mv.kernel(_CEA)
-def mv_kernel(self: TensorImpl, vec: TensorImpl) -> Any:
-    """mat @ vec. Torch: mv in Blas.cpp: addmv_ into a new vector of vec's dtype, beta 0."""
-    result = aten.empty.memory_format([self.size(0)], dtype=vec._dtype, device=self._storage.device)
-    return aten.addmv_.default(result, self, vec, beta=0, alpha=1)
-
-
-@mv_out.kernel(_CEA)
-def mv_out_kernel(self: TensorImpl, vec: TensorImpl, *, out: TensorImpl) -> Any:
-    """mv into `out`. Torch: mv_out (addmv_out with `out` as self, beta 0)."""
-    return aten.addmv.out(out, self, vec, beta=0, alpha=1, out=out)
-
-
-# --- dot, vdot ---------------------------------------------------------------------------
-
-dot = defop("dot(Tensor self, Tensor tensor) -> Tensor")
-dot_out = defop("dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)")
-vdot = defop("vdot(Tensor self, Tensor other) -> Tensor")
-vdot_out = defop("vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
-
-
-def _dot(self: TensorImpl, other: TensorImpl, conjugate: bool) -> Any:
-    """The inner product of two vectors (vdot: of conj(self) and other).
-
-    Torch: dot / vdot in Blas.cpp with dot_check; 16-bit floats accumulate in float32.
-    """
-    if len(self._size) != 1 or len(other._size) != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {len(self._size)}D and {len(other._size)}D tensors"
-        )
-    if self._dtype is not other._dtype:
-        raise RuntimeError(
-            "dot : expected both vectors to have same dtype, but found "
-            f"{self._dtype.scalar_name} and {other._dtype.scalar_name}"
-        )
-    a, b = self._size[0], other._size[0]
-    if a != b:
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{a}] and src [{b}] to have the same "
-            f"number of elements, but got {a} and {b} elements respectively"
-        )
-    dtype = self._dtype
-
-    def compute(xp: Any, backend: Backend) -> Array:
-        if dtype is bool_:
-            raise not_implemented("dot", dtype)
-        left, right = operands(backend, dtype, self, other)
-        if conjugate and dtype.is_complex:
-            left = xp.conj(left)
-        products = left * right
-        return rounded(backend, dtype, xp.sum(products, dtype=products.dtype))
-
-    return finish((), dtype, self, None, compute)
-
-
-def _dot_out(result: TensorImpl, out: TensorImpl) -> Any:
-    """Torch: dot_out / vdot_out in Blas.cpp (CompositeExplicitAutograd): the dtype check,
-    resize_output, then a copy of the functional result."""
-    if out._dtype is not result._dtype:
-        raise RuntimeError(
-            f"result dtype {out._dtype.scalar_name} does not match input dtype "
-            f"{result._dtype.scalar_name}"
-        )
-    resize_out(out, ())
-    return aten.copy_.default(out, result)
-
-
-@backend_kernels(dot)
-def dot_kernel(self: TensorImpl, tensor: TensorImpl) -> Any:
-    """sum(self * tensor) of two vectors. Torch: dot (Blas.cpp)."""
-    return _dot(self, tensor, conjugate=False)
-
-
-@dot_out.kernel(_CEA)
-def dot_out_kernel(self: TensorImpl, tensor: TensorImpl, *, out: TensorImpl) -> Any:
-    """dot into `out`. Torch: dot_out."""
-    return _dot_out(aten.dot.default(self, tensor), out)
-
-
-@backend_kernels(vdot)
-def vdot_kernel(self: TensorImpl, other: TensorImpl) -> Any:
-    """sum(conj(self) * other) of two vectors. Torch: vdot (Blas.cpp)."""
-    return _dot(self, other, conjugate=True)
-
-
-@vdot_out.kernel(_CEA)
-def vdot_out_kernel(self: TensorImpl, other: TensorImpl, *, out: TensorImpl) -> Any:
-    """vdot into `out`. Torch: vdot_out."""
-    return _dot_out(aten.vdot.default(self, other), out)
-
-
-# --- addr, addr_ -------------------------------------------------------------------------
-
-addr = defop(
-    "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"
-)
-addr_out = defop(
-    "addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, "
-    "Tensor(a!) out) -> Tensor(a!)"
-)
-addr_ = defop(
-    "addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) "
-    "-> Tensor(a!)"
-)
-
-
-def _check_addr_scalar(name: str, value: Scalar, dtype: DType) -> None:
-    # torch: the scalar checks of addr (LinearAlgebra.cpp) on the result dtype, beta's before
-    # alpha's: a bool only for a bool result; no float (nor complex) for an integral or bool
-    # result.
-    if isinstance(value, bool):
-        if dtype is not bool_:
-            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
-        return
-    if isinstance(value, float | complex) and not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError(
-            f"For integral input tensors, argument {name} must not be a floating point number."
-        )
-
-
-def _addr(
-    self: TensorImpl,
-    vec1: TensorImpl,
-    vec2: TensorImpl,
-    beta: Scalar,
-    alpha: Scalar,
-    out: TensorImpl | None,
-) -> Any:
-    """beta * self + alpha * outer(vec1, vec2), elementwise over self expanded to the result.
-
-    Torch: addr_out in LinearAlgebra.cpp (CompositeExplicitAutograd): a TensorIterator over
-    (self, vec1[:, None], vec2[None, :]), so the inputs promote and bool works (as or/and).
-    """
-    for name, v in (("vec1", vec1), ("vec2", vec2)):
-        if len(v._size) != 1:
-            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {len(v._size)}-D")
-    size = (vec1._size[0], vec2._size[0])
-    source = expanded(self, size)
-    dtype = promote_types(promote_types(self._dtype, vec1._dtype), vec2._dtype)
-    _check_addr_scalar("beta", beta, dtype)
-    _check_addr_scalar("alpha", alpha, dtype)
-    if out is not None:
-        if out._dtype.category < dtype.category:
-            raise RuntimeError(
-                f"result type {dtype.scalar_name} can't be cast to the desired output type "
-                f"{out._dtype.scalar_name}"
-            )
-        resize_out(out, size)
-    backend = vec1._storage.backend
-    if backend is None:
-        if out is not None:
-            out._version_counter.bump()
-            return out
-        stride = geometry.dense_strides_like(size, source._stride)
-        return empty_strided_tensor(size, stride, dtype, vec1._storage.device, None)
-    xp = backend.xp
-    base, left, right = (
-        cast_values(backend, array_of(t), t._dtype, dtype) for t in (source, vec1, vec2)
-    )
-    if dtype is bool_:
-        values = xp.logical_or(
-            xp.logical_and(base, xp.asarray(bool(beta))),
-            xp.logical_and(xp.logical_and(left[:, None], right[None, :]), xp.asarray(bool(alpha))),
-        )
-    else:
-        # torch: addr_kernel computes `beta * self + alpha * vec1 * vec2` in the result dtype,
-        # left to right (a 16-bit float rounds after each operation), skipping self when
-        # beta == 0.
-        a = scalar_array(checked_convert(alpha, dtype), dtype, backend)
-        values = (a * left)[:, None] * right[None, :]
-        b = checked_convert(beta, dtype)
-        if b != 0:
-            values = scalar_array(b, dtype, backend) * base + values
-    if out is None:
-        stride = geometry.dense_strides_like(size, source._stride)
-        result = empty_strided_tensor(size, stride, dtype, vec1._storage.device, backend)
-        write_array(result, values)
-        return result
-    write_array(out, cast_values(backend, values, dtype, out._dtype))
-    out._version_counter.bump()
-    return out
-
-
-@addr.kernel(_CEA)
-def addr_kernel(
-    self: TensorImpl, vec1: TensorImpl, vec2: TensorImpl, *, beta: Scalar, alpha: Scalar
-) -> Any:
-    """beta * self + alpha * outer(vec1, vec2). Torch: addr (LinearAlgebra.cpp)."""
-    return _addr(self, vec1, vec2, beta, alpha, None)
-
-
-@addr_out.kernel(_CEA)
-def addr_out_kernel(
-    self: TensorImpl,
-    vec1: TensorImpl,
-    vec2: TensorImpl,
-    *,
-    beta: Scalar,
-    alpha: Scalar,
-    out: TensorImpl,
-) -> Any:
-    """addr into `out`. Torch: addr_out."""
-    return _addr(self, vec1, vec2, beta, alpha, out)
-
-
-@addr_.kernel(_CEA)
-def addr__kernel(
-    self: TensorImpl, vec1: TensorImpl, vec2: TensorImpl, *, beta: Scalar, alpha: Scalar
-) -> Any:
-    """addr written into `self`. Torch: addr_ (addr_out with self as the result)."""
-    if len(self._size) != 2:
-        # torch: addr_ checks self with check_dim_size-like text before computing.
-        raise RuntimeError(f"2D tensor expected, got {len(self._size)}D tensor for input")
-    return _addr(self, vec1, vec2, beta, alpha, self)
+) -> Tensor:
+    # torch: maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0)
+    # .expand_symint(...)), alpha.conj())
+    expanded_grad = _addbmm_grad(grad, batch1_sym_sizes, batch2_sym_sizes)
+    product = aten.bmm.default(_batch_mT_conj(batch1), expanded_grad)
+    return maybe_multiply(product, conj_scalar(alpha))

@@ -10,6 +10,7 @@ equal run for mode, a replay of torch's quickselect for kthvalue (`_scan.py`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from refimpl._base.dtypes import int64
@@ -18,6 +19,11 @@ from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import _scan
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_reduction import (
+    evenly_distribute_backward,
+    value_selecting_reduction_backward,
+)
 from refimpl.ops._outputs import overlap_status, resize_output
 from refimpl.ops._reduction import (
     check_nonzero_dims,
@@ -101,6 +107,12 @@ def median_kernel(self: TensorImpl) -> Any:
     return _median_all(self, ignore_nan=False)
 
 
+@median.derivative("self")
+def median_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    # torch: evenly_distribute_backward(grad, self, result)
+    return evenly_distribute_backward(grad, self, result)
+
+
 median_out = defop("median.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
 
 
@@ -117,6 +129,9 @@ nanmedian = defop("nanmedian(Tensor self) -> Tensor")
 def nanmedian_kernel(self: TensorImpl) -> Any:
     """The lower median of the non-NaN elements. Torch: nanmedian_cpu (Sorting.cpp)."""
     return _median_all(self, ignore_nan=True)
+
+
+nanmedian.derivative("self")(median_backward)
 
 
 nanmedian_out = defop("nanmedian.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
@@ -194,6 +209,15 @@ def median_dim_kernel(self: TensorImpl, dim: int, keepdim: bool) -> Any:
     return tuple(aten.median.dim_values(self, dim, keepdim, values=values, indices=indices))
 
 
+@median_dim.derivative("self")
+def median_dim_backward(
+    grad: Tensor, dim: int, indices: Tensor, self_sym_sizes: Sequence[int], keepdim: bool
+) -> Tensor:
+    # torch: value_selecting_reduction_backward_symint(grad, dim, indices, self.sym_sizes(),
+    #   keepdim)
+    return value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim)
+
+
 median_dim_values = defop(
     "median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, "
     "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)"
@@ -218,6 +242,9 @@ def nanmedian_dim_kernel(self: TensorImpl, dim: int, keepdim: bool) -> Any:
     """The lower median of the non-NaN values along `dim`. Torch: nanmedian.dim."""
     values, indices = new_tensor(self, (0,), self._dtype), new_tensor(self, (0,), int64)
     return tuple(aten.nanmedian.dim_values(self, dim, keepdim, values=values, indices=indices))
+
+
+nanmedian_dim.derivative("self")(median_dim_backward)
 
 
 nanmedian_dim_values = defop(
@@ -304,6 +331,9 @@ def mode_kernel(self: TensorImpl, dim: int, keepdim: bool) -> Any:
     return values, indices
 
 
+mode.derivative("self")(median_dim_backward)
+
+
 mode_values = defop(
     "mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, "
     "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)"
@@ -357,6 +387,9 @@ def kthvalue_kernel(self: TensorImpl, k: int, dim: int, keepdim: bool) -> Any:
     """The k-th smallest value along `dim` and its index. Torch: kthvalue (Sorting.cpp)."""
     values, indices = new_tensor(self, (0,), self._dtype), new_tensor(self, (0,), int64)
     return tuple(aten.kthvalue.values(self, k, dim, keepdim, values=values, indices=indices))
+
+
+kthvalue.derivative("self")(median_dim_backward)
 
 
 kthvalue_values = defop(

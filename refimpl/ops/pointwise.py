@@ -27,7 +27,10 @@ from refimpl.core.config import config
 from refimpl.core.tensor import TensorImpl, array_of
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_binary import to_copy_backward
 from refimpl.ops._register import defop
+from refimpl.ops.like import fill_backward_self, fill_backward_value
 
 aten: Final = namespace("aten")
 CEA: Final = DispatchKey.CompositeExplicitAutograd
@@ -79,6 +82,24 @@ def fill_tensor_kernel(self: TensorImpl, value: TensorImpl) -> Any:
     return data.fill_(self, TensorImpl.item(value))
 
 
+@copy_.derivative("self")
+def copy__backward_self(grad: Tensor) -> Tensor:
+    # torch: CopyBackwards (VariableTypeManual.cpp): at::zeros_like(grad) for the overwritten
+    # self
+    return aten.zeros_like.default(grad)
+
+
+@copy_.derivative("src")
+def copy__backward_src(grad: Tensor, src_scalar_type: DType, src_device: device) -> Tensor:
+    # torch: CopyBackwards: grad->to(src_options), the real part for a real src
+    return to_copy_backward(grad, src_scalar_type, src_device)
+
+
+fill_scalar.derivative("self")(fill_backward_self)
+fill_tensor.derivative("self")(fill_backward_self)
+fill_tensor.derivative("value")(fill_backward_value)
+
+
 # --- _to_copy ---------------------------------------------------------------------------
 
 _to_copy = defop(
@@ -111,6 +132,12 @@ def _to_copy_kernel(
         backend,
         as_memory_format(memory_format),
     )
+
+
+@_to_copy.derivative("self")
+def _to_copy_backward_self(grad: Tensor, self_scalar_type: DType, self_device: device) -> Tensor:
+    # torch: _to_copy_backward(grad, self.options())
+    return to_copy_backward(grad, self_scalar_type, self_device)
 
 
 # --- to: the Tensor.to overloads, decomposed to _to_copy ---------------------------------

@@ -1,10 +1,10 @@
-"""Reductions over dimensions: sum, nansum, mean, nanmean, prod, amax, amin, aminmax, max/min (full and .dim), argmax, argmin, any, all.
+"""Reductions over dimensions: sum, nansum, mean, nanmean, prod, any, all.
 
 Torch: aten/src/ATen/native/ReduceOps.cpp (the structured meta functions and their CPU
-kernels: sum, nansum, mean, prod, amax, amin, aminmax, max.dim, min.dim, argmax, argmin,
-any, all) and TensorCompare.cpp (max/min full reductions). The rules every reduction shares (dims,
-output shape, dtype and layout, out=) are in `_reduction.py`; var/std, logsumexp, the norms,
-renorm, dist and count_nonzero are in `reduction_norms.py`.
+kernels: sum, nansum, mean, prod, any, all). The rules every reduction shares (dims, output
+shape, dtype and layout, out=) are in `_reduction.py`; amax, amin, aminmax, max/min and
+argmax/argmin are in `reduction_extremes.py`; var/std in `reduction_moments.py`; logsumexp,
+the norms, renorm, dist and count_nonzero in `reduction_norms.py`.
 """
 
 from __future__ import annotations
@@ -12,29 +12,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from refimpl._base.dtypes import DType, bool_, complex32, int64, uint8
-from refimpl._base.promotion import can_cast, get_default_dtype
+from refimpl._base.dtypes import DType, bool_, complex32, uint8
+from refimpl._base.promotion import get_default_dtype
 from refimpl.core import strides as geometry
-from refimpl.core.tensor import TensorImpl, array_of
+from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
-from refimpl.ops._outputs import resize_output
+from refimpl.ops._backward import Tensor, sum_backward
+from refimpl.ops._backward_reduction import (
+    mean_backward,
+    nansum_backward,
+    prod_backward,
+    prod_dim_backward,
+)
 from refimpl.ops._reduction import (
     Plan,
     Reduction,
     accumulate_dtype,
-    arg_extreme,
     cast_to,
-    check_nonzero_dims,
     dtype_from_optional,
-    extreme,
-    finish_as,
     has_data,
     implements,
     is_float_or_complex,
     not_implemented,
     plan,
     reduction_dims,
-    reduction_output,
     same_as_out,
 )
 from refimpl.ops._register import defop
@@ -103,6 +104,14 @@ def sum_dim_kernel(
     return _sum(self, dim, keepdim, dtype, out, nan_as_zero=False)
 
 
+@sum_dim.derivative("self")
+def sum_dim_backward(
+    grad: Tensor, self_sym_sizes: Sequence[int], dim: list[int] | None, keepdim: bool
+) -> Tensor:
+    # torch: sum_backward(grad, self.sym_sizes(), dim, keepdim)
+    return sum_backward(grad, self_sym_sizes, dim, keepdim)
+
+
 sum_default = defop("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor")
 
 
@@ -114,6 +123,12 @@ def sum_default_kernel(self: TensorImpl, *, dtype: DType | None) -> Any:
     (the same kernel; a redispatch below CompositeExplicitAutograd reaches nothing else).
     """
     return _sum(self, None, False, dtype, None, nan_as_zero=False)
+
+
+@sum_default.derivative("self")
+def sum_default_backward(grad: Tensor, self_sym_sizes: Sequence[int]) -> Tensor:
+    # torch: grad.expand_symint(self.sym_sizes())
+    return aten.expand.default(grad, list(self_sym_sizes))
 
 
 sum_out = defop("sum.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)")
@@ -148,6 +163,14 @@ def nansum_kernel(
     if self._dtype.is_complex:
         raise RuntimeError("nansum on CPU does not support complex inputs")
     return _sum(self, dim, keepdim, dtype, out, nan_as_zero=True)
+
+
+@nansum.derivative("self")
+def nansum_backward_self(
+    grad: Tensor, self: Tensor, dim: list[int] | None, keepdim: bool
+) -> Tensor:
+    # torch: nansum_backward(grad.to(self.scalar_type()), self, dim, keepdim)
+    return nansum_backward(aten.to.dtype(grad, self._dtype), self, dim, keepdim)
 
 
 # --- mean, nanmean -------------------------------------------------------------------------
@@ -212,6 +235,18 @@ def mean_dim_kernel(
     return p.finish(total / xp.asarray(p.count, dtype=total.dtype), out)
 
 
+@mean_dim.derivative("self")
+def mean_dim_backward(
+    grad: Tensor,
+    self_sym_sizes: Sequence[int],
+    dim: list[int] | None,
+    self_sym_numel: int,
+    keepdim: bool,
+) -> Tensor:
+    # torch: mean_backward(grad, self.sym_sizes(), dim, self.sym_numel(), keepdim)
+    return mean_backward(grad, self_sym_sizes, dim, self_sym_numel, keepdim)
+
+
 mean_default = defop("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor")
 
 
@@ -222,6 +257,14 @@ def mean_default_kernel(self: TensorImpl, *, dtype: DType | None) -> Any:
     Differs: runs mean.dim's body directly, as sum does (see sum_default_kernel).
     """
     return mean_dim_kernel(self, None, False, dtype=dtype)
+
+
+@mean_default.derivative("self")
+def mean_default_backward(
+    grad: Tensor, self_sym_sizes: Sequence[int], self_sym_numel: int
+) -> Tensor:
+    # torch: grad.expand_symint(self.sym_sizes()) / self.sym_numel()
+    return aten.div.Scalar(aten.expand.default(grad, list(self_sym_sizes)), self_sym_numel)
 
 
 mean_dtype_out = defop(
@@ -334,6 +377,14 @@ def prod_dim_kernel(
     return _prod(self, dim, keepdim, dtype, out)
 
 
+@prod_dim.derivative("self")
+def prod_dim_backward_self(
+    grad: Tensor, self: Tensor, result: Tensor, dim: int, keepdim: bool
+) -> Tensor:
+    # torch: prod_backward(grad, self.to(grad.scalar_type()), result, dim, keepdim)
+    return prod_dim_backward(grad, aten.to.dtype(self, grad._dtype), result, dim, keepdim)
+
+
 prod_default = defop("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor")
 
 
@@ -343,6 +394,12 @@ def prod_default_kernel(self: TensorImpl, *, dtype: DType | None) -> Any:
     return _prod(self, None, False, dtype, None)
 
 
+@prod_default.derivative("self")
+def prod_default_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    # torch: prod_backward(grad, self.to(grad.scalar_type()), result)
+    return prod_backward(grad, aten.to.dtype(self, grad._dtype), result)
+
+
 prod_out = defop("prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)")
 
 
@@ -350,362 +407,6 @@ prod_out = defop("prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) ou
 def prod_out_kernel(self: TensorImpl, *, dtype: DType | None, out: TensorImpl) -> Any:
     """Torch: prod.out, generated from prod (the result's dtype must be out's)."""
     return same_as_out(aten.prod.default(self, dtype=dtype), out)
-
-
-# --- amax, amin ----------------------------------------------------------------------------
-
-
-@Reduction
-def _amax_amin_meta(
-    self: TensorImpl, out: TensorImpl | None, dim: list[int], keepdim: bool, largest: bool
-) -> Plan:
-    """Torch: TORCH_META_FUNC(amax) / amin, and the kernel's dtype switch."""
-    name = "amax" if largest else "amin"
-    if out is not None and out._dtype is not self._dtype:
-        raise RuntimeError(
-            "Expected the dtype for input and out to match, but got "
-            f"{self._dtype.scalar_name} for input's dtype and {out._dtype.scalar_name} for "
-            "out's dtype."
-        )
-    dims = reduction_dims(dim, self.ndim)
-    check_nonzero_dims(self, dim, f"{name}()")
-    p = plan(self, dims, keepdim, self._dtype, out)
-    if has_data(self) and self._dtype.is_complex and geometry.numel(self._size):
-        # torch: the kernel (and its dtype switch) runs only when there are elements.
-        raise not_implemented("max_values_cpu" if largest else "min_values_cpu", self._dtype)
-    return p
-
-
-def _amax_amin(
-    self: TensorImpl, dim: list[int], keepdim: bool, out: TensorImpl | None, largest: bool
-) -> Any:
-    p = _amax_amin_meta(self, out, dim, keepdim, largest)
-    if p.backend is None:
-        return p.finish(None, out)
-    return p.finish(extreme(p.xp, array_of(self), p.axis, keepdim, largest), out)
-
-
-amax = defop("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor")
-amax_out = defop(
-    "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)"
-)
-
-
-@implements(amax)
-@implements(amax_out)
-def amax_kernel(
-    self: TensorImpl, dim: list[int], keepdim: bool, *, out: TensorImpl | None = None
-) -> Any:
-    """The largest value over `dim` ([]: every dim), NaN propagating. Torch: amax_out."""
-    return _amax_amin(self, dim, keepdim, out, largest=True)
-
-
-amin = defop("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor")
-amin_out = defop(
-    "amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)"
-)
-
-
-@implements(amin)
-@implements(amin_out)
-def amin_kernel(
-    self: TensorImpl, dim: list[int], keepdim: bool, *, out: TensorImpl | None = None
-) -> Any:
-    """The smallest value over `dim` ([]: every dim), NaN propagating. Torch: amin_out."""
-    return _amax_amin(self, dim, keepdim, out, largest=False)
-
-
-# --- aminmax -------------------------------------------------------------------------------
-
-aminmax = defop(
-    "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)"
-)
-aminmax_out = defop(
-    "aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, "
-    "Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)"
-)
-
-
-@implements(aminmax)
-@implements(aminmax_out)
-def aminmax_kernel(
-    self: TensorImpl,
-    *,
-    dim: int | None,
-    keepdim: bool,
-    min: TensorImpl | None = None,
-    max: TensorImpl | None = None,
-) -> Any:
-    """(amin, amax) in one pass over `dim` (None: every element).
-
-    Torch: TORCH_META_FUNC(aminmax) and aminmax_out in ReduceOps.cpp; an empty input has no
-    identity to start from.
-    """
-    p = _aminmax_meta(self, None if min is None and max is None else (min, max), dim, keepdim)
-    if p.backend is None:
-        return p.finish(None, min), p.finish(None, max)
-    xp = p.xp
-    a = array_of(self)
-    low = p.finish(extreme(xp, a, p.axis, keepdim, False), min)
-    high = p.finish(extreme(xp, a, p.axis, keepdim, True), max)
-    return low, high
-
-
-@Reduction
-def _aminmax_meta(
-    self: TensorImpl, outs: tuple[TensorImpl | None, ...] | None, dim: int | None, keepdim: bool
-) -> Plan:
-    """Torch: TORCH_META_FUNC(aminmax), and the kernel's dtype switch."""
-    dims = reduction_dims(dim, self.ndim)
-    if dim is None:
-        if geometry.numel(self._size) == 0:
-            raise RuntimeError(
-                "aminmax(): cannot compute aminmax over an empty dimension as the operation "
-                "has no identity."
-            )
-    else:
-        check_nonzero_dims(self, dim, "aminmax", wrapped=True)
-    low, high = outs or (None, None)
-    p = plan(self, dims, keepdim, self._dtype, low)
-    reduction_output(self, dims, keepdim, self._dtype, high)
-    if has_data(self) and self._dtype.is_complex and geometry.numel(self._size):
-        raise not_implemented("aminmax_cpu", self._dtype)
-    return p
-
-
-# --- max, min (full and over a dim) --------------------------------------------------------
-
-
-@Reduction
-def _max_min_all_meta(self: TensorImpl, out: None, largest: bool) -> Plan:
-    """Torch: max / min in TensorCompare.cpp (no identity: an empty input raises)."""
-    name = "max" if largest else "min"
-    if geometry.numel(self._size) == 0:
-        raise RuntimeError(
-            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-            "Specify the reduction dim with the 'dim' argument."
-        )
-    p = plan(self, reduction_dims(None, self.ndim), False, self._dtype, None)
-    if has_data(self) and self._dtype.is_complex:
-        raise not_implemented(f"{name}_all", self._dtype)
-    return p
-
-
-def _max_min_all(self: TensorImpl, largest: bool) -> Any:
-    p = _max_min_all_meta(self, None, largest)
-    if p.backend is None:
-        return p.finish(None, None)
-    return p.finish(extreme(p.xp, array_of(self), None, False, largest), None)
-
-
-max_default = defop("max(Tensor self) -> Tensor")
-
-
-@implements(max_default)
-def max_default_kernel(self: TensorImpl) -> Any:
-    """The largest element, NaN propagating. Torch: max in TensorCompare.cpp."""
-    return _max_min_all(self, largest=True)
-
-
-min_default = defop("min(Tensor self) -> Tensor")
-
-
-@implements(min_default)
-def min_default_kernel(self: TensorImpl) -> Any:
-    """The smallest element, NaN propagating. Torch: min in TensorCompare.cpp."""
-    return _max_min_all(self, largest=False)
-
-
-max_unary_out = defop("max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
-
-
-@implements(max_unary_out)
-def max_unary_out_kernel(self: TensorImpl, *, out: TensorImpl) -> Any:
-    """Torch: max_unary_out in TensorCompare.cpp (resize, then copy_: out's dtype may differ)."""
-    return _unary_out(self, out, largest=True)
-
-
-min_unary_out = defop("min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
-
-
-@implements(min_unary_out)
-def min_unary_out_kernel(self: TensorImpl, *, out: TensorImpl) -> Any:
-    """Torch: min_unary_out in TensorCompare.cpp (resize, then copy_: out's dtype may differ)."""
-    return _unary_out(self, out, largest=False)
-
-
-def _unary_out(self: TensorImpl, out: TensorImpl, largest: bool) -> Any:
-    # torch: max_unary_out / min_unary_out check that the input's dtype casts to out's (a
-    # bare TORCH_CHECK, whose message is the condition), resize out to 0-dim, then reduce.
-    if not can_cast(self._dtype, out._dtype):
-        raise RuntimeError(
-            "Expected canCast( typeMetaToScalarType(self.dtype()), "
-            "typeMetaToScalarType(out.dtype())) to be true, but got false.  (Could this error "
-            "message be improved?  If so, please report an enhancement request to PyTorch.)"
-        )
-    resize_output(out, ())
-    return aten.copy_.default(out, _max_min_all(self, largest))
-
-
-def _max_min_dim(
-    self: TensorImpl,
-    dim: int,
-    keepdim: bool,
-    values_out: TensorImpl | None,
-    indices_out: TensorImpl | None,
-    largest: bool,
-) -> Any:
-    """(values, indices) over one dim: NaN propagates, ties give the first index.
-
-    Torch: TORCH_PRECOMPUTE_META_FUNC2(max, dim) in TensorCompare.cpp.
-    """
-    outs = None if values_out is None and indices_out is None else (values_out, indices_out)
-    p = _max_min_dim_meta(self, outs, dim, keepdim, largest)
-    if p.backend is None:
-        return p.finish(None, values_out), finish_as(p, None, int64, indices_out)
-    xp = p.xp
-    a = array_of(self)
-    values = extreme(xp, a, p.axis, keepdim, largest)
-    indices = arg_extreme(xp, a, p.dims[0] if self._size else None, keepdim, largest)
-    return p.finish(values, values_out), finish_as(p, indices, int64, indices_out)
-
-
-@Reduction
-def _max_min_dim_meta(
-    self: TensorImpl,
-    outs: tuple[TensorImpl | None, ...] | None,
-    dim: int,
-    keepdim: bool,
-    largest: bool,
-) -> Plan:
-    """Torch: TORCH_PRECOMPUTE_META_FUNC2(max, dim) / min in TensorCompare.cpp."""
-    name = "max" if largest else "min"
-    if self._dtype.is_complex:
-        raise RuntimeError(f"{name}(): does not support complex input")
-    dims = reduction_dims(dim, self.ndim)
-    check_nonzero_dims(self, dim, f"{name}()", wrapped=True)
-    values_out, indices_out = outs or (None, None)
-    p = plan(self, dims, keepdim, self._dtype, values_out)
-    reduction_output(self, dims, keepdim, int64, indices_out)
-    return p
-
-
-max_dim = defop(
-    "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"
-)
-max_dim_max = defop(
-    "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, "
-    "Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)"
-)
-
-
-@implements(max_dim)
-@implements(max_dim_max)
-def max_dim_kernel(
-    self: TensorImpl,
-    dim: int,
-    keepdim: bool,
-    *,
-    max: TensorImpl | None = None,
-    max_values: TensorImpl | None = None,
-) -> Any:
-    """(values, indices) of the largest elements over `dim`. Torch: max.dim / max.dim_max
-    (whose `max_values` argument receives the indices, as torch names it)."""
-    return _max_min_dim(self, dim, keepdim, max, max_values, largest=True)
-
-
-min_dim = defop(
-    "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"
-)
-min_dim_min = defop(
-    "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, "
-    "Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)"
-)
-
-
-@implements(min_dim)
-@implements(min_dim_min)
-def min_dim_kernel(
-    self: TensorImpl,
-    dim: int,
-    keepdim: bool,
-    *,
-    min: TensorImpl | None = None,
-    min_indices: TensorImpl | None = None,
-) -> Any:
-    """(values, indices) of the smallest elements over `dim`. Torch: min.dim / min.dim_min."""
-    return _max_min_dim(self, dim, keepdim, min, min_indices, largest=False)
-
-
-# --- argmax, argmin ------------------------------------------------------------------------
-
-
-@Reduction
-def _argmax_argmin_meta(
-    self: TensorImpl, out: TensorImpl | None, dim: int | None, keepdim: bool, largest: bool
-) -> Plan:
-    """Torch: TORCH_META_FUNC(argmax) / argmin in ReduceOps.cpp."""
-    name = "argmax" if largest else "argmin"
-    if self._dtype.is_complex:
-        raise RuntimeError(f"{name}(): does not support complex input")
-    if self._dtype is bool_:
-        raise RuntimeError(f"{name}(): does not support bool input")
-    if dim is None:
-        if geometry.numel(self._size) == 0:
-            raise IndexError(
-                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
-            )
-        dims = reduction_dims(None, self.ndim)
-    else:
-        dims = reduction_dims(dim, self.ndim)
-        check_nonzero_dims(self, dim, f"{name}()", wrapped=True)
-    return plan(self, dims, keepdim, int64, out)
-
-
-def _argmax_argmin(
-    self: TensorImpl, dim: int | None, keepdim: bool, out: TensorImpl | None, largest: bool
-) -> Any:
-    """Torch: argmax_argmin_impl in ReduceOps.cpp (the first index of the extreme)."""
-    p = _argmax_argmin_meta(self, out, dim, keepdim, largest)
-    if p.backend is None:
-        return p.finish(None, out)
-    xp = p.xp
-    a = array_of(self)
-    if dim is None:
-        index = arg_extreme(xp, xp.reshape(a, (-1,)), 0 if a.ndim else None, False, largest)
-    else:
-        index = arg_extreme(xp, a, p.dims[0] if self._size else None, keepdim, largest)
-    return p.finish(index, out)
-
-
-argmax = defop("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
-argmax_out = defop(
-    "argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)"
-)
-
-
-@implements(argmax)
-@implements(argmax_out)
-def argmax_kernel(
-    self: TensorImpl, dim: int | None, keepdim: bool, *, out: TensorImpl | None = None
-) -> Any:
-    """The first index of the largest element (over `dim`, or of the flattened input)."""
-    return _argmax_argmin(self, dim, keepdim, out, largest=True)
-
-
-argmin = defop("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor")
-argmin_out = defop(
-    "argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)"
-)
-
-
-@implements(argmin)
-@implements(argmin_out)
-def argmin_kernel(
-    self: TensorImpl, dim: int | None, keepdim: bool, *, out: TensorImpl | None = None
-) -> Any:
-    """The first index of the smallest element (over `dim`, or of the flattened input)."""
-    return _argmax_argmin(self, dim, keepdim, out, largest=False)
 
 
 # --- any, all ------------------------------------------------------------------------------

@@ -1,40 +1,36 @@
-"""Reductions through moments, norms and counts: var, std, var_mean, std_mean, logsumexp, linalg_vector_norm, norm, renorm, dist, count_nonzero.
+"""Reductions through norms and counts: logsumexp, linalg_vector_norm, norm, renorm, dist, count_nonzero.
 
-Torch: std_var_out and std_var_mean_out in aten/src/ATen/native/ReduceOps.cpp (var/std and
-their unbiased/correction overloads), logsumexp and renorm there too, linalg_vector_norm in
+Torch: logsumexp and renorm in aten/src/ATen/native/ReduceOps.cpp, linalg_vector_norm in
 aten/src/ATen/native/LinearAlgebra.cpp, norm (the aten op, not torch.norm's Python function)
 and dist in ReduceOps.cpp, count_nonzero in TensorAdvancedIndexing.cpp. The shared reduction
-rules are in `_reduction.py`.
+rules are in `_reduction.py`; var, std, var_mean and std_mean are in `reduction_moments.py`.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
-from refimpl._base.dtypes import DType, complex32, complex64, float32, float64, int64
-from refimpl._base.promotion import can_cast, get_default_dtype
+from refimpl._base.dtypes import DType, int64
+from refimpl._base.promotion import get_default_dtype
 from refimpl._base.scalars import Scalar
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_reduction import logsumexp_backward, norm_backward, renorm_backward
+from refimpl.ops._derivative import derivative
 from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import (
-    Plan,
-    Reduction,
-    accumulate_dtype,
     axes,
     check_out_dtype,
     finish,
-    finish_as,
     has_data,
     implements,
     input_array,
     is_float_or_complex,
-    plan,
     reduced_shape,
     reduction_dims,
     reduction_output,
@@ -42,6 +38,7 @@ from refimpl.ops._reduction import (
     to_real,
 )
 from refimpl.ops._register import defop
+from refimpl.ops.reduction_moments import compute_dtype
 
 aten: Final = namespace("aten")
 
@@ -54,261 +51,9 @@ def _count(self: TensorImpl, dims: Sequence[int]) -> int:
     return n
 
 
-def _compute_dtype(dtype: DType) -> DType:
-    # torch: acc_type on CPU: float16/bfloat16 (and complex32) accumulate in float32.
-    return complex64 if dtype is complex32 else accumulate_dtype(dtype)
-
-
 def _format_double(value: float) -> str:
     # torch: a C++ double streamed into a message (`-1`, `0.5`, `inf`).
     return f"{value:g}"
-
-
-# --- var, std, var_mean, std_mean ----------------------------------------------------------
-
-
-def _moments(
-    self: TensorImpl, dims: tuple[int, ...], correction: Scalar | None, keepdim: bool, name: str
-) -> tuple[Array, Array]:
-    """(variance, mean) arrays over `dims`: two passes in the accumulation dtype.
-
-    Torch: std_var_kernel (Welford's algorithm on CPU; the two-pass form is the same value
-    within rounding). The divisor is max(n - correction, 0), so n <= correction gives inf or
-    nan, with torch's warning.
-    """
-    xp = self._storage.backend.xp  # type: ignore[union-attr]  # callers check has_data
-    # torch: the reduction factor is input numel / output numel (0 for an empty output).
-    n = geometry.numel(self._size) // max(geometry.numel(reduced_shape(self._size, dims, False)), 1)
-    c = 1 if correction is None else correction.real  # a real Scalar: int, float (or bool)
-    if n - c <= 0:
-        # torch computes a complex input's variance as that of its real and imaginary parts,
-        # warning once for each.
-        for _ in range(2 if self._dtype.is_complex else 1):
-            # Differs: torch appends "(Triggered internally at ...ReduceOps.cpp...)".
-            warnings.warn(
-                f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
-                "than the reduction factor (input numel divided by output numel).",
-                UserWarning,
-                stacklevel=6,
-            )
-    a = input_array(self, _compute_dtype(self._dtype))
-    axis = axes(self, dims)
-    # The mean as sum / n (xp.mean warns through NumPy on an empty slice; 0 / 0 is nan).
-    mean = xp.sum(a, axis=axis, keepdims=True) / xp.asarray(n, dtype=a.dtype)
-    d = a - mean
-    squares = (
-        xp.real(d) * xp.real(d) + xp.imag(d) * xp.imag(d)
-        if d.dtype in (xp.complex64, xp.complex128)
-        else d * d
-    )
-    m2 = xp.sum(squares, axis=axis, keepdims=keepdim)
-    divisor = xp.asarray(max(n - c, 0), dtype=m2.dtype)
-    if not keepdim and self._size:
-        mean = xp.reshape(mean, reduced_shape(self._size, dims, False))
-    return m2 / divisor, mean
-
-
-def _check_float(self: TensorImpl, what: str) -> None:
-    if not is_float_or_complex(self._dtype):
-        raise RuntimeError(f"{what} only support floating point and complex dtypes")
-
-
-@Reduction
-def _var_std_meta(
-    self: TensorImpl, out: TensorImpl | None, dim: Sequence[int] | None, keepdim: bool
-) -> Plan:
-    """Torch: std_var_out's checks in ReduceOps.cpp (the result is real; `out` may be any
-    dtype the real result casts to)."""
-    _check_float(self, "std and var")
-    real = to_real(self._dtype)
-    if out is not None and not can_cast(real, out._dtype):
-        raise RuntimeError(
-            f"result type {real.scalar_name} can't be cast to the desired output type "
-            f"{out._dtype.scalar_name}"
-        )
-    result_dtype = real if out is None else out._dtype
-    dims = reduction_dims(dim, self.ndim)
-    if (
-        has_data(self)
-        and result_dtype in (float32, float64)
-        and self._dtype.is_floating_point
-        and self._dtype.itemsize == 2
-        and geometry.numel(self._size) > 0
-        and geometry.numel(reduced_shape(self._size, dims, False)) == 1
-    ):
-        # torch: std_var_out's one-element fast path (std_var_all_cpu) takes a float or
-        # double result and refuses a float16/bfloat16 input there.
-        raise RuntimeError(f"std_var_all: Unsupported dtype {self._dtype.scalar_name}")
-    # torch reduces a complex input's parts into temporaries before `out` is resized, so
-    # their warnings come first (see _var_std); a real input's `out` is resized here.
-    late = has_data(self) and self._dtype.is_complex
-    return plan(self, dims, keepdim, result_dtype, None if late else out)
-
-
-def _var_std(
-    self: TensorImpl,
-    dim: Sequence[int] | None,
-    correction: Scalar | None,
-    keepdim: bool,
-    out: TensorImpl | None,
-    take_sqrt: bool,
-) -> Any:
-    """Torch: std_var_out in ReduceOps.cpp."""
-    p = _var_std_meta(self, out, dim, keepdim)
-    if p.backend is None:
-        return p.finish(None, out)
-    variance, _ = _moments(self, p.dims, correction, keepdim, "std" if take_sqrt else "var")
-    values = p.xp.sqrt(variance) if take_sqrt else variance
-    if out is not None and self._dtype.is_complex:
-        reduction_output(self, p.dims, keepdim, p.dtype, out)
-    return p.finish(values, out)
-
-
-@Reduction
-def _var_std_mean_meta(
-    self: TensorImpl, out: None, dim: Sequence[int] | None, keepdim: bool, name: str
-) -> Plan:
-    """Torch: std_var_mean_out's checks in ReduceOps.cpp (the first result is real)."""
-    _check_float(self, name)
-    return plan(self, reduction_dims(dim, self.ndim), keepdim, to_real(self._dtype), None)
-
-
-def _var_std_mean(
-    self: TensorImpl,
-    dim: Sequence[int] | None,
-    correction: Scalar | None,
-    keepdim: bool,
-    take_sqrt: bool,
-) -> Any:
-    """Torch: std_var_mean_out in ReduceOps.cpp: (var or std, mean) in one pass."""
-    name = "std_mean" if take_sqrt else "var_mean"
-    p = _var_std_mean_meta(self, None, dim, keepdim, name)
-    if p.backend is None:
-        return p.finish(None, None), finish_as(p, None, self._dtype, None)
-    variance, mean = _moments(self, p.dims, correction, keepdim, name)
-    values = p.xp.sqrt(variance) if take_sqrt else variance
-    return p.finish(values, None), finish_as(p, mean, self._dtype, None)
-
-
-def _correction(unbiased: bool) -> int:
-    # torch: the unbiased overloads are correction 1 (Bessel's) or 0.
-    return 1 if unbiased else 0
-
-
-def _register_var_std(name: str, take_sqrt: bool) -> None:
-    """Register var's (std's) overloads: the correction kernel and torch's decompositions of
-    the `unbiased` forms (CompositeImplicitAutograd in torch)."""
-    packet = getattr(aten, name)
-
-    def correction_kernel(
-        self: TensorImpl,
-        dim: list[int] | None,
-        *,
-        correction: Scalar | None,
-        keepdim: bool,
-        out: TensorImpl | None = None,
-    ) -> Any:
-        """Torch: var.correction / std.correction (and their correction_out)."""
-        return _var_std(self, dim, correction, keepdim, out, take_sqrt)
-
-    implements(
-        defop(
-            f"{name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-            "bool keepdim=False) -> Tensor"
-        )
-    )(correction_kernel)
-    implements(
-        defop(
-            f"{name}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-            "bool keepdim=False, Tensor(a!) out) -> Tensor(a!)"
-        )
-    )(correction_kernel)
-
-    def unbiased_all(self: TensorImpl, unbiased: bool) -> Any:
-        """Torch: var(self, unbiased) / std(self, unbiased) in ReduceOps.cpp."""
-        return packet.correction(self, None, correction=_correction(unbiased))
-
-    def unbiased_dim(self: TensorImpl, dim: list[int] | None, unbiased: bool, keepdim: bool) -> Any:
-        """Torch: var.dim / std.dim in ReduceOps.cpp."""
-        return packet.correction(self, dim, correction=_correction(unbiased), keepdim=keepdim)
-
-    def unbiased_out(
-        self: TensorImpl, dim: list[int] | None, unbiased: bool, keepdim: bool, *, out: TensorImpl
-    ) -> Any:
-        """Torch: var.out / std.out in ReduceOps.cpp."""
-        return packet.correction_out(
-            self, dim, correction=_correction(unbiased), keepdim=keepdim, out=out
-        )
-
-    defop(f"{name}(Tensor self, bool unbiased=True) -> Tensor").decomposition(unbiased_all)
-    defop(
-        f"{name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor"
-    ).decomposition(unbiased_dim)
-    defop(
-        f"{name}.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, "
-        "Tensor(a!) out) -> Tensor(a!)"
-    ).decomposition(unbiased_out)
-
-
-_register_var_std("var", take_sqrt=False)
-_register_var_std("std", take_sqrt=True)
-
-
-def _register_var_std_mean(name: str, take_sqrt: bool) -> None:
-    """Register var_mean's (std_mean's) overloads, as `_register_var_std` does."""
-    packet = getattr(aten, name)
-
-    def correction_kernel(
-        self: TensorImpl, dim: list[int] | None, *, correction: Scalar | None, keepdim: bool
-    ) -> Any:
-        """Torch: var_mean.correction / std_mean.correction."""
-        return _var_std_mean(self, dim, correction, keepdim, take_sqrt)
-
-    def correction_out(
-        self: TensorImpl,
-        dim: list[int] | None,
-        *,
-        correction: Scalar | None,
-        keepdim: bool,
-        out0: TensorImpl,
-        out1: TensorImpl,
-    ) -> Any:
-        """Torch: the generated correction_out (each result copied into its out)."""
-        first, second = packet.correction(self, dim, correction=correction, keepdim=keepdim)
-        return same_as_out(first, out0), same_as_out(second, out1)
-
-    implements(
-        defop(
-            f"{name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-            "bool keepdim=False) -> (Tensor, Tensor)"
-        )
-    )(correction_kernel)
-    implements(
-        defop(
-            f"{name}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-            "bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))"
-        )
-    )(correction_out)
-
-    def unbiased_all(self: TensorImpl, unbiased: bool) -> Any:
-        """Torch: var_mean(self, unbiased) / std_mean in ReduceOps.cpp."""
-        return packet.correction(self, None, correction=_correction(unbiased))
-
-    def unbiased_dim(self: TensorImpl, dim: list[int] | None, unbiased: bool, keepdim: bool) -> Any:
-        """Torch: var_mean.dim / std_mean.dim in ReduceOps.cpp."""
-        return packet.correction(self, dim, correction=_correction(unbiased), keepdim=keepdim)
-
-    defop(f"{name}(Tensor self, bool unbiased=True) -> (Tensor, Tensor)").decomposition(
-        unbiased_all
-    )
-    defop(
-        f"{name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
-        "-> (Tensor, Tensor)"
-    ).decomposition(unbiased_dim)
-
-
-_register_var_std_mean("var_mean", take_sqrt=False)
-_register_var_std_mean("std_mean", take_sqrt=True)
 
 
 # --- logsumexp -----------------------------------------------------------------------------
@@ -345,7 +90,7 @@ def logsumexp_kernel(
     if not has_data(self):
         return finish(self, None, shape, result_dtype, out)
     xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    compute = _compute_dtype(self._dtype if is_float_or_complex(self._dtype) else result_dtype)
+    compute = compute_dtype(self._dtype if is_float_or_complex(self._dtype) else result_dtype)
     a = input_array(self, compute)
     axis = axes(self, dims)
     if _count(self, dims) == 0 or geometry.numel(self._size) == 0:
@@ -357,6 +102,14 @@ def logsumexp_kernel(
     if not keepdim and self._size:
         shift = xp.reshape(shift, shape)
     return finish(self, xp.log(total) + shift, shape, result_dtype, out)
+
+
+@logsumexp.derivative("self")
+def logsumexp_backward_self(
+    grad: Tensor, self: Tensor, result: Tensor, dim: list[int], keepdim: bool
+) -> Tensor:
+    # torch: logsumexp_backward(grad, self, result, dim, keepdim)
+    return logsumexp_backward(grad, self, result, dim, keepdim)
 
 
 special_logsumexp = defop(
@@ -448,7 +201,7 @@ def _vector_norm(
     if not has_data(self):
         return finish(self, None, shape, result_dtype, out)
     xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    a = input_array(self, _compute_dtype(source))
+    a = input_array(self, compute_dtype(source))
     return finish(self, _p_norm(xp, a, p, axes(self, dims), keepdim), shape, result_dtype, out)
 
 
@@ -500,6 +253,14 @@ def linalg_vector_norm_kernel(
                 f"{dtype.scalar_name}"
             )
     return _vector_norm(self, float(ord), dim, keepdim, dtype, out)
+
+
+@linalg_vector_norm.derivative("self")
+def linalg_vector_norm_backward(
+    grad: Tensor, self: Tensor, ord: Scalar, result: Tensor, dim: list[int] | None, keepdim: bool
+) -> Tensor | None:
+    # torch: linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim)
+    return norm_backward(grad, self, ord, result, dim or [], keepdim)
 
 
 def _norm(
@@ -610,6 +371,36 @@ def _register_norm() -> None:
 _register_norm()
 
 
+@derivative("aten::norm.Scalar", "self")
+def norm_scalar_backward(grad: Tensor, self: Tensor, p: Scalar, result: Tensor) -> Tensor | None:
+    # torch: norm_backward(grad, self, p, result)
+    return norm_backward(grad, self, p, result)
+
+
+@derivative("aten::norm.ScalarOpt_dim", "self")
+def norm_dim_backward(
+    grad: Tensor, self: Tensor, p: Scalar | None, result: Tensor, dim: list[int], keepdim: bool
+) -> Tensor | None:
+    # torch: norm_backward(grad, self, p, result, dim, keepdim)
+    return norm_backward(grad, self, p, result, dim, keepdim)
+
+
+@derivative("aten::norm.ScalarOpt_dtype", "self")
+def norm_dtype_backward(
+    grad: Tensor, self: Tensor, p: Scalar | None, result: Tensor
+) -> Tensor | None:
+    # torch: norm_backward(grad, self.to(grad.scalar_type()), p, result)
+    return norm_backward(grad, aten.to.dtype(self, grad._dtype), p, result)
+
+
+@derivative("aten::norm.ScalarOpt_dim_dtype", "self")
+def norm_dim_dtype_backward(
+    grad: Tensor, self: Tensor, p: Scalar | None, result: Tensor, dim: list[int], keepdim: bool
+) -> Tensor | None:
+    # torch: norm_backward(grad, self.to(grad.scalar_type()), p, result, dim, keepdim)
+    return norm_backward(grad, aten.to.dtype(self, grad._dtype), p, result, dim, keepdim)
+
+
 # --- renorm --------------------------------------------------------------------------------
 
 
@@ -642,7 +433,7 @@ def _renorm(self: TensorImpl, p: Scalar, dim: int, maxnorm: Scalar, out: TensorI
     if not has_data(self):
         return finish(self, None, shape, self._dtype, out)
     xp = self._storage.backend.xp  # type: ignore[union-attr]  # has_data
-    a = input_array(self, _compute_dtype(self._dtype))
+    a = input_array(self, compute_dtype(self._dtype))
     others = tuple(i for i in range(self.ndim) if i != d)
     norms = _p_norm(xp, a, float(p), others, True)
     limit = xp.asarray(float(maxnorm), dtype=norms.dtype)
@@ -674,6 +465,14 @@ def renorm__kernel(self: TensorImpl, p: Scalar, dim: int, maxnorm: Scalar) -> An
     return _renorm(self, p, dim, maxnorm, self)
 
 
+@renorm.derivative("self")
+def renorm_backward_self(
+    grad: Tensor, self: Tensor, p: Scalar, dim: int, maxnorm: Scalar
+) -> Tensor:
+    # torch: renorm_backward(grad, self, p, dim, maxnorm)
+    return renorm_backward(grad, self, p, dim, maxnorm)
+
+
 # --- dist ----------------------------------------------------------------------------------
 
 dist = defop("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor")
@@ -692,6 +491,23 @@ dist_out = defop("dist.out(Tensor self, Tensor other, Scalar p=2, *, Tensor(a!) 
 def dist_out_kernel(self: TensorImpl, other: TensorImpl, p: Scalar, *, out: TensorImpl) -> Any:
     """Torch: dist.out, generated from dist (the result's dtype must be out's)."""
     return same_as_out(aten.dist.default(self, other, p), out)
+
+
+@dist.derivative("self")
+def dist_backward_self(
+    grad: Tensor, self: Tensor, other: Tensor, p: Scalar, result: Tensor
+) -> Tensor | None:
+    # torch: norm_backward(grad, self - other, p, result)
+    return norm_backward(grad, aten.sub.Tensor(self, other), p, result)
+
+
+@dist.derivative("other")
+def dist_backward_other(
+    grad: Tensor, self: Tensor, other: Tensor, p: Scalar, result: Tensor
+) -> Tensor | None:
+    # torch: -norm_backward(grad, self - other, p, result)
+    gradient = norm_backward(grad, aten.sub.Tensor(self, other), p, result)
+    return None if gradient is None else aten.neg.default(gradient)
 
 
 # --- count_nonzero -------------------------------------------------------------------------

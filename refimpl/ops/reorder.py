@@ -16,6 +16,8 @@ from refimpl.core import layout
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_products import repeat_backward
 from refimpl.ops._join import format_list, laid_out, register_backends
 from refimpl.ops._reduction import same_as_out
 from refimpl.ops._register import defop
@@ -50,6 +52,13 @@ def flip_kernel(self: TensorImpl, dims: list[int]) -> Any:
 
 
 register_backends(flip, flip_kernel)
+
+
+@flip.derivative("self")
+def flip_backward(grad: Tensor, dims: list[int]) -> Tensor:
+    # torch: grad.flip(dims)
+    return aten.flip.default(grad, dims)
+
 
 flip_out = defop("flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)")
 
@@ -133,6 +142,14 @@ def roll_kernel(self: TensorImpl, shifts: list[int], dims: list[int]) -> Any:
 
 register_backends(roll, roll_kernel)
 
+
+@roll.derivative("self")
+def roll_backward(grad: Tensor, shifts: list[int], dims: list[int]) -> Tensor:
+    # torch: grad.roll_symint(fmap(reverse_list_symint(shifts), [](c10::SymInt i){return -i;}),
+    # reverse_list(dims))
+    return aten.roll.default(grad, [-s for s in reversed(shifts)], list(reversed(dims)))
+
+
 roll_out = defop(
     "roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)"
 )
@@ -194,6 +211,12 @@ def rot90_kernel(self: TensorImpl, k: int, dims: list[int]) -> Any:
     return laid_out(values, self, new_size, new_stride, self._dtype, fresh=False)
 
 
+@rot90.derivative("self")
+def rot90_backward(grad: Tensor, k: int, dims: list[int]) -> Tensor:
+    # torch: grad.rot90(-k, dims)
+    return aten.rot90.default(grad, -k, dims)
+
+
 rot90_out = defop(
     "rot90.out(Tensor self, int k=1, int[] dims=[0, 1], *, Tensor(a!) out) -> Tensor(a!)"
 )
@@ -237,6 +260,12 @@ def repeat_kernel(self: TensorImpl, repeats: list[int]) -> Any:
         values = xp.tile(xp.reshape(array_of(self), padded), tuple(repeats))
     stride = geometry.contiguous_strides(target)
     return laid_out(values, self, target, stride, self._dtype, fresh=True)
+
+
+@repeat.derivative("self")
+def repeat_derivative(grad: Tensor, repeats: list[int], self_sym_sizes: list[int]) -> Tensor:
+    # torch: repeat_backward(grad, repeats, self.sym_sizes())
+    return repeat_backward(grad, repeats, self_sym_sizes)
 
 
 repeat_out = defop("repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)")

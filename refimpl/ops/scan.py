@@ -10,7 +10,7 @@ Results are contiguous, as torch allocates them (see Note [Reduction output layo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from refimpl._base.dtypes import DType, bool_, int64
@@ -19,6 +19,14 @@ from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, write_array
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import _scan
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_reduction import (
+    cummaxmin_backward,
+    cumprod_backward,
+    cumsum_backward,
+    logcumsumexp_backward,
+    trace_backward,
+)
 from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import (
     check_out_dtype,
@@ -157,6 +165,12 @@ def cumsum_kernel(self: TensorImpl, dim: int, *, dtype: DType | None) -> Any:
     return _cumulative("cumsum", self, dim, dtype, None, False)
 
 
+@cumsum.derivative("self")
+def cumsum_backward_self(grad: Tensor, self_scalar_type: DType, dim: int) -> Tensor:
+    # torch: cumsum_backward(grad.to(self.scalar_type()), dim)
+    return cumsum_backward(aten.to.dtype(grad, self_scalar_type), dim)
+
+
 cumsum_out = defop(
     "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)"
 )
@@ -184,6 +198,12 @@ cumprod = defop("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Ten
 def cumprod_kernel(self: TensorImpl, dim: int, *, dtype: DType | None) -> Any:
     """Running products along `dim`. Torch: cumprod (structured, ReduceOps.cpp)."""
     return _cumulative("cumprod", self, dim, dtype, None, False)
+
+
+@cumprod.derivative("self")
+def cumprod_backward_self(grad: Tensor, self: Tensor, dim: int, result: Tensor) -> Tensor:
+    # torch: cumprod_backward(grad.to(self.scalar_type()), self, dim, result)
+    return cumprod_backward(aten.to.dtype(grad, self._dtype), self, dim, result)
 
 
 cumprod_out = defop(
@@ -258,6 +278,12 @@ def cummax_kernel(self: TensorImpl, dim: int) -> Any:
     return tuple(aten.cummax.out(self, dim, values=values, indices=indices))
 
 
+@cummax.derivative("self")
+def cummax_backward(grad: Tensor, self: Tensor, indices: Tensor, dim: int) -> Tensor:
+    # torch: cummaxmin_backward(grad, self, indices, dim)
+    return cummaxmin_backward(grad, self, indices, dim)
+
+
 cummax_out = defop(
     "cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> "
     "(Tensor(a!) values, Tensor(b!) indices)"
@@ -293,6 +319,9 @@ def cummin_kernel(self: TensorImpl, dim: int) -> Any:
     """Running minimum along `dim` and where it was. Torch: cummin (ReduceOps.cpp)."""
     values, indices = new_tensor(self, self._size, self._dtype), new_tensor(self, self._size, int64)
     return tuple(aten.cummin.out(self, dim, values=values, indices=indices))
+
+
+cummin.derivative("self")(cummax_backward)
 
 
 cummin_out = defop(
@@ -357,6 +386,12 @@ def logcumsumexp_kernel(self: TensorImpl, dim: int) -> Any:
     return aten._logcumsumexp.default(self, dim)
 
 
+@logcumsumexp.derivative("self")
+def logcumsumexp_backward_self(grad: Tensor, self: Tensor, result: Tensor, dim: int) -> Tensor:
+    # torch: logcumsumexp_backward(grad, self, result, dim)
+    return logcumsumexp_backward(grad, self, result, dim)
+
+
 logcumsumexp_out = defop("logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)")
 
 
@@ -410,6 +445,12 @@ def trace_kernel(self: TensorImpl) -> Any:
         accumulate = _scan.scan_accumulate_dtype(result_dtype)
         values = xp.sum(input_array(diagonal, accumulate))
     return finish(self, values, (), result_dtype, None)
+
+
+@trace.derivative("self")
+def trace_backward_self(grad: Tensor, self_sym_sizes: Sequence[int]) -> Tensor:
+    # torch: trace_backward_symint(grad, self.sym_sizes())
+    return trace_backward(grad, self_sym_sizes)
 
 
 trace_out = defop("trace.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")

@@ -1,6 +1,8 @@
-"""Selection and mixing: where, clamp, nan_to_num, masked_fill, lerp, addcmul, addcdiv, frexp.
+"""Selection and mixing: where, nan_to_num, masked_fill, lerp, addcmul, addcdiv, frexp (clamp
+is in ops/clamp.py).
 
-Torch: aten/src/ATen/native/TensorCompare.cpp (where, clamp), UnaryOps.cpp (nan_to_num), Lerp.cpp, PointwiseOps.cpp (addcmul, addcdiv) and
+Torch: aten/src/ATen/native/TensorCompare.cpp (where), UnaryOps.cpp (nan_to_num), Lerp.cpp,
+PointwiseOps.cpp (addcmul, addcdiv) and
 native/cpu/IndexKernel.cpp (masked_fill). Each elementwise op is one `pointwise` declaration
 over TensorIterator (ops/_iterator.py); masked_fill, whose result keeps self's dtype, is
 written on the tensors directly.
@@ -29,6 +31,9 @@ from refimpl.core.tensor import (
 )
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._backward import Tensor, conj, conj_scalar, handle_r_to_c
+from refimpl.ops._backward_binary import masked_fill_backward
+from refimpl.ops._derivative import derivative
 from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Plan
 from refimpl.ops._pointwise import pointwise
 from refimpl.ops._register import defop
@@ -76,14 +81,6 @@ def _resize_out(out: TensorImpl, size: tuple[int, ...]) -> None:
     """
     if out._size != size:
         resize_for_output(out, size, geometry.contiguous_strides(size))
-
-
-def _present(
-    operands: Sequence[Any], out: TensorImpl | None, extra: dict[str, Any]
-) -> list[Any]:
-    """Drop absent optional operands; the kernel learns which bounds came."""
-    extra["bounds"] = tuple(v is not None for v in operands[1:])
-    return [v for v in operands if v is not None]
 
 
 # --- where -------------------------------------------------------------------------------
@@ -138,6 +135,18 @@ def where_compute(xp: ArrayNamespace, condition: Array, self: Array, other: Arra
     if condition.dtype != xp.bool:
         condition = condition != 0
     return xp.where(condition, self, other)
+
+
+@where.derivative("self")
+def where_backward_self(grad: Tensor, condition: Tensor) -> Tensor:
+    # torch: where(condition, grad, 0)
+    return aten.where.ScalarOther(condition, grad, 0)
+
+
+@where.derivative("other")
+def where_backward_other(grad: Tensor, condition: Tensor) -> Tensor:
+    # torch: where(condition, 0, grad)
+    return aten.where.ScalarSelf(condition, 0, grad)
 
 
 def _where_scalars(condition: TensorImpl, self: Operand, other: Operand) -> Any:
@@ -219,190 +228,6 @@ def scalar_tensor_out_kernel(s: Scalar, *, out: TensorImpl) -> Any:
     return aten.fill_.Scalar(out, s)
 
 
-# --- clamp, clamp_min, clamp_max, clip -----------------------------------------------------
-
-
-def _clamp_none_check(self: Operand, *bounds: Any, **extra: Any) -> None:
-    if all(b is None for b in bounds):
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-
-
-# torch: TORCH_META_FUNC(clamp) promotes self with the scalar bounds by hand (floating self
-# keeps its dtype, which wrapped scalars never change) and then calls build_unary_op, whose
-# check_all_same_dtype rejects an out= of another dtype.
-_CLAMP_SCALAR_CONFIG: Final = IterConfig(
-    promote_inputs_to_common_dtype=True,
-    check_all_same_dtype=True,
-    allow_cpu_scalars=True,
-)
-
-
-def _clamp_inplace_check(
-    operands: Sequence[Any], out: TensorImpl | None, extra: dict[str, Any]
-) -> Sequence[Any]:
-    """Torch: clamp's meta refuses an in-place promotion (`int_tensor.clamp_(0.5)`)."""
-    self: TensorImpl = operands[0]
-    if out is self and not self._dtype.is_floating_point:
-        result = result_type_of([_operand_dtype(v) for v in operands])
-        if result is not self._dtype and not result.is_complex:
-            raise RuntimeError(
-                f"result type {result.scalar_name} can't be cast to the desired output type "
-                f"{type_meta_name(self._dtype)}"
-            )
-    return operands
-
-
-def _clamp_arrays(
-    xp: ArrayNamespace, self: Array, *bounds: Array, which: tuple[bool, ...]
-) -> Array:
-    # torch: clamp_kernel / clamp_scalar_kernel: min(max(x, lo), hi); NaN in x or a bound
-    # propagates, and hi wins when lo > hi. The Array API defines no maximum for bool.
-    is_bool = self.dtype == xp.bool
-    if is_bool:
-        self = xp.astype(self, xp.uint8)
-        bounds = tuple(xp.astype(b, xp.uint8) for b in bounds)
-    given = iter(bounds)
-    result = self
-    if which[0]:
-        result = xp.maximum(result, next(given))
-    if len(which) > 1 and which[1]:
-        result = xp.minimum(result, next(given))
-    return xp.astype(result, xp.bool) if is_bool else result
-
-
-def _declare_clamp(schema: str, config: IterConfig | Builder, names: tuple[str, ...]) -> Any:
-    op = pointwise(schema, config, operands=("self", *names))
-    op.prepare(_present)
-    if config is _CLAMP_SCALAR_CONFIG:
-        op.prepare(_clamp_inplace_check)
-    if len(names) > 1:
-        op.precheck(_clamp_none_check)
-
-    @op.compute
-    def clamp_compute(xp: ArrayNamespace, self: Array, *bounds: Array, **extra: Any) -> Array:
-        """min(max(self, min), max) over the bounds given. Torch: clamp_kernel."""
-        return _clamp_arrays(xp, self, *bounds, which=_which(names, extra))
-
-    return op
-
-
-def _which(names: tuple[str, ...], extra: dict[str, Any]) -> tuple[bool, ...]:
-    given: tuple[bool, ...] = extra["bounds"]
-    if names == ("max",):
-        return (False, True)
-    return given
-
-
-clamp = _declare_clamp(
-    "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
-    _CLAMP_SCALAR_CONFIG,
-    ("min", "max"),
-)
-# torch: TORCH_META_FUNC2(clamp, Tensor) builds its own config over the bounds that are given.
-clamp_tensor = _declare_clamp(
-    "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
-    IterConfig(
-        promote_inputs_to_common_dtype=True,
-        cast_common_dtype_to_outputs=True,
-        enforce_safe_casting_to_output=True,
-        check_all_same_dtype=False,
-    ),
-    ("min", "max"),
-)
-clamp_min = _declare_clamp(
-    "clamp_min(Tensor self, Scalar min) -> Tensor", _CLAMP_SCALAR_CONFIG, ("min",)
-)
-clamp_min_tensor = _declare_clamp(
-    "clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", Builder.BINARY_OP, ("min",)
-)
-clamp_max = _declare_clamp(
-    "clamp_max(Tensor self, Scalar max) -> Tensor", _CLAMP_SCALAR_CONFIG, ("max",)
-)
-clamp_max_tensor = _declare_clamp(
-    "clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", Builder.BINARY_OP, ("max",)
-)
-
-clip = defop("clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor")
-
-
-@clip.decomposition
-def clip_decomposition(self: TensorImpl, min: Scalar | None, max: Scalar | None) -> Any:
-    """Torch: clip is CompositeImplicitAutograd over clamp (an alias)."""
-    return aten.clamp.default(self, min, max)
-
-
-clip_tensor = defop("clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor")
-
-
-@clip_tensor.decomposition
-def clip_tensor_decomposition(
-    self: TensorImpl,
-    min: TensorImpl | None,
-    max: TensorImpl | None,
-) -> Any:
-    """Torch: clip.Tensor is CompositeImplicitAutograd over clamp.Tensor."""
-    return aten.clamp.Tensor(self, min, max)
-
-
-clip_out = defop(
-    "clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)"
-)
-
-
-@clip_out.decomposition
-def clip_out_decomposition(
-    self: TensorImpl,
-    min: Scalar | None,
-    max: Scalar | None,
-    *,
-    out: TensorImpl,
-) -> Any:
-    """Torch: clip.out is CompositeImplicitAutograd over clamp.out."""
-    return aten.clamp.out(self, min, max, out=out)
-
-
-clip_tensor_out = defop(
-    "clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) "
-    "-> Tensor(a!)"
-)
-
-
-@clip_tensor_out.decomposition
-def clip_tensor_out_decomposition(
-    self: TensorImpl,
-    min: TensorImpl | None,
-    max: TensorImpl | None,
-    *,
-    out: TensorImpl,
-) -> Any:
-    """Torch: clip.Tensor_out is CompositeImplicitAutograd over clamp.Tensor_out."""
-    return aten.clamp.Tensor_out(self, min, max, out=out)
-
-
-clip_ = defop("clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)")
-
-
-@clip_.decomposition
-def clip__decomposition(self: TensorImpl, min: Scalar | None, max: Scalar | None) -> Any:
-    """Torch: clip_ is CompositeImplicitAutograd over clamp_."""
-    return aten.clamp_.default(self, min, max)
-
-
-clip__tensor = defop(
-    "clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)"
-)
-
-
-@clip__tensor.decomposition
-def clip__tensor_decomposition(
-    self: TensorImpl,
-    min: TensorImpl | None,
-    max: TensorImpl | None,
-) -> Any:
-    """Torch: clip_.Tensor is CompositeImplicitAutograd over clamp_.Tensor."""
-    return aten.clamp_.Tensor(self, min, max)
-
-
 # --- nan_to_num --------------------------------------------------------------------------
 
 nan_to_num = pointwise(
@@ -449,6 +274,12 @@ def nan_to_num_compute(
     if xp.isdtype(self.dtype, "real floating"):
         return _nan_to_num_real(xp, self, nan, posinf, neginf)
     return xp.asarray(self, copy=True)
+
+
+@nan_to_num.derivative("self")
+def nan_to_num_backward_self(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * at::isfinite(self)
+    return aten.mul.Tensor(grad, aten.isfinite.default(self))
 
 
 # --- masked_fill -------------------------------------------------------------------------
@@ -542,6 +373,21 @@ for _kind, _value in (("Scalar", "Scalar"), ("Tensor", "Tensor")):
         _inplace.kernel(_key)(masked_fill_inplace)
 
 
+def masked_fill_backward_self(grad: Tensor, mask: Tensor) -> Tensor:
+    # torch: grad.masked_fill(mask, 0)
+    return aten.masked_fill.Scalar(grad, mask, 0)
+
+
+def masked_fill_backward_value(grad: Tensor, mask: Tensor) -> Tensor:
+    # torch: masked_fill_backward(grad, mask)
+    return masked_fill_backward(grad, mask)
+
+
+derivative("aten::masked_fill.Scalar", "self")(masked_fill_backward_self)
+derivative("aten::masked_fill.Tensor", "self")(masked_fill_backward_self)
+derivative("aten::masked_fill.Tensor", "value")(masked_fill_backward_value)
+
+
 # --- lerp --------------------------------------------------------------------------------
 
 
@@ -595,6 +441,21 @@ def lerp_scalar_compute(xp: ArrayNamespace, self: Array, end: Array, *, weight: 
     return lerp_arrays(xp, self, end, xp.asarray(weight, dtype=self.dtype))
 
 
+@lerp_scalar.derivative("self")
+def lerp_scalar_backward_self(grad: Tensor, weight: Scalar) -> Tensor:
+    # torch: weight.isComplex() ? grad * (1 - weight.conj().toComplexDouble())
+    #                           : grad * (1 - weight.toDouble())
+    if isinstance(weight, complex):
+        return aten.mul.Scalar(grad, 1 - weight.conjugate())
+    return aten.mul.Scalar(grad, 1 - float(weight))
+
+
+@lerp_scalar.derivative("end")
+def lerp_scalar_backward_end(grad: Tensor, weight: Scalar) -> Tensor:
+    # torch: grad * weight.conj()
+    return aten.mul.Scalar(grad, conj_scalar(weight))
+
+
 lerp_tensor = pointwise(
     "lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
     _LERP_CONFIG,
@@ -602,6 +463,24 @@ lerp_tensor = pointwise(
 )
 lerp_tensor.precheck(_lerp_check)
 lerp_tensor.compute(lerp_arrays)
+
+
+@lerp_tensor.derivative("self")
+def lerp_tensor_backward_self(grad: Tensor, weight: Tensor) -> Tensor:
+    # torch: grad * (1 - weight).conj()
+    return aten.mul.Tensor(grad, conj(aten.rsub.Scalar(weight, 1)))
+
+
+@lerp_tensor.derivative("end")
+def lerp_tensor_backward_end(grad: Tensor, weight: Tensor) -> Tensor:
+    # torch: grad * weight.conj()
+    return aten.mul.Tensor(grad, conj(weight))
+
+
+@lerp_tensor.derivative("weight")
+def lerp_tensor_backward_weight(grad: Tensor, self: Tensor, end: Tensor) -> Tensor:
+    # torch: grad * (end - self).conj()
+    return aten.mul.Tensor(grad, conj(aten.sub.Tensor(end, self)))
 
 
 # --- addcmul, addcdiv --------------------------------------------------------------------
@@ -630,6 +509,32 @@ def addcmul_compute(
     """self + value * tensor1 * tensor2. Torch: addcmul_cpu_kernel in PointwiseOpsKernel.cpp."""
     scale = xp.asarray(value, dtype=self.dtype)
     return self + scale * tensor1 * tensor2
+
+
+def addc_backward_self(grad: Tensor, self_scalar_type: DType) -> Tensor:
+    # torch: handle_r_to_c(self.scalar_type(), grad)
+    return handle_r_to_c(self_scalar_type, grad)
+
+
+addcmul.derivative("self")(addc_backward_self)
+
+
+@addcmul.derivative("tensor1")
+def addcmul_backward_tensor1(
+    grad: Tensor, tensor1_scalar_type: DType, tensor2: Tensor, value: Scalar
+) -> Tensor:
+    # torch: handle_r_to_c(tensor1.scalar_type(), grad * (tensor2 * value).conj())
+    scaled = conj(aten.mul.Scalar(tensor2, value))
+    return handle_r_to_c(tensor1_scalar_type, aten.mul.Tensor(grad, scaled))
+
+
+@addcmul.derivative("tensor2")
+def addcmul_backward_tensor2(
+    grad: Tensor, tensor1: Tensor, tensor2_scalar_type: DType, value: Scalar
+) -> Tensor:
+    # torch: handle_r_to_c(tensor2.scalar_type(), grad * (tensor1 * value).conj())
+    scaled = conj(aten.mul.Scalar(tensor1, value))
+    return handle_r_to_c(tensor2_scalar_type, aten.mul.Tensor(grad, scaled))
 
 
 addcdiv = pointwise(
@@ -669,6 +574,31 @@ def addcdiv_compute(
     """self + value * tensor1 / tensor2. Torch: addcdiv_cpu_kernel in PointwiseOpsKernel.cpp."""
     scale = xp.asarray(value, dtype=self.dtype)
     return self + scale * tensor1 / tensor2
+
+
+addcdiv.derivative("self")(addc_backward_self)
+
+
+@addcdiv.derivative("tensor1")
+def addcdiv_backward_tensor1(
+    grad: Tensor, tensor1_scalar_type: DType, tensor2: Tensor, value: Scalar
+) -> Tensor:
+    # torch: handle_r_to_c(tensor1.scalar_type(), grad * (value / tensor2).conj()), where
+    # `value / tensor2` fills a tensor like tensor2 with value and divides it
+    ratio = aten.div.Tensor(aten.full_like.default(tensor2, value), tensor2)
+    return handle_r_to_c(tensor1_scalar_type, aten.mul.Tensor(grad, conj(ratio)))
+
+
+@addcdiv.derivative("tensor2")
+def addcdiv_backward_tensor2(
+    grad: Tensor, tensor1: Tensor, tensor2_scalar_type: DType, tensor2: Tensor, value: Scalar
+) -> Tensor:
+    # torch: handle_r_to_c(tensor2.scalar_type(),
+    #                      -grad * (value * tensor1 / (tensor2 * tensor2)).conj())
+    square = aten.mul.Tensor(tensor2, tensor2)
+    ratio = aten.div.Tensor(aten.mul.Scalar(tensor1, value), square)
+    product = aten.mul.Tensor(aten.neg.default(grad), conj(ratio))
+    return handle_r_to_c(tensor2_scalar_type, product)
 
 
 # --- frexp -------------------------------------------------------------------------------
@@ -732,3 +662,11 @@ def frexp_kernel(self: TensorImpl) -> tuple[Any, Any]:
     mantissa = aten.empty.memory_format(list(self._size), dtype=self._dtype, device=dev)
     exponent = aten.empty.memory_format(list(self._size), dtype=int32, device=dev)
     return aten.frexp.Tensor_out(self, mantissa=mantissa, exponent=exponent)  # type: ignore[no-any-return]  # a pair
+
+
+@frexp.derivative("self")
+def frexp_backward_self(grad: Tensor, exponent: Tensor) -> Tensor:
+    # torch: grad / exponent.exp2() (the mantissa's gradient; the exponent has none)
+    if grad is None:
+        return None  # torch: an undefined gradient gives an undefined one
+    return aten.div.Tensor(grad, aten.exp2.default(exponent))

@@ -1,11 +1,12 @@
-"""The special functions of torch.special: error and gamma functions, Bessel functions, entr,
-xlog1py, zeta, and the `special_*` aliases torch decomposes into other aten ops.
+"""The special functions of torch.special: error and gamma functions, entr, xlog1py, zeta,
+igamma, and the `special_*` aliases torch decomposes into other aten ops.
 
 Torch: aten/src/ATen/native/UnaryOps.cpp and BinaryOps.cpp (the special_* meta functions are
 unary or binary float ops), the CPU kernels of native/cpu/UnaryOpsKernel.cpp and
 native/cpu/SpecialOps*.cpp over the formulas of native/Math.h. Functions outside the Array
 API standard come from the backend (`extension`: SciPy on NumPy); the rest is composed from
-the standard. The orthogonal polynomials are in special_polynomials.py.
+the standard. The Bessel functions are in special_bessel.py, the orthogonal polynomials in
+special_polynomials.py.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from refimpl.core.backend import Array, ArrayNamespace, extension
 from refimpl.core.strides import contiguous_strides
 from refimpl.core.tensor import TensorImpl, resize_for_output
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_unary import SQRT_TWO_PI, TWO_OVER_SQRT_PI, not_implemented
 from refimpl.ops._iterator import Builder
 from refimpl.ops._pointwise import PointwiseOp, pointwise
 from refimpl.ops._register import defop
@@ -26,7 +29,7 @@ from refimpl.ops._register import defop
 aten: Final = namespace("aten")
 
 
-def _backend_function(xp: ArrayNamespace, name: str, *arrays: Array) -> Array:
+def backend_function(xp: ArrayNamespace, name: str, *arrays: Array) -> Array:
     """The backend's special function `name` on `arrays`, in the arrays' dtype.
 
     SciPy has no float16 loops (it answers float32); torch's float16 kernels compute in
@@ -37,13 +40,14 @@ def _backend_function(xp: ArrayNamespace, name: str, *arrays: Array) -> Array:
     return result if result.dtype == dtype else xp.astype(result, dtype)
 
 
-def _unary(name: str) -> PointwiseOp:
+def special_unary(name: str) -> PointwiseOp:
+    """Declare `special_<name>(Tensor self) -> Tensor` over build_borrowing_unary_float_op."""
     return pointwise(f"special_{name}(Tensor self) -> Tensor", Builder.UNARY_FLOAT_OP)
 
 
 # --- entr --------------------------------------------------------------------------------
 
-special_entr: Final = _unary("entr")
+special_entr: Final = special_unary("entr")
 
 
 @special_entr.compute
@@ -59,205 +63,61 @@ def special_entr_compute(xp: ArrayNamespace, self: Array) -> Array:
     return xp.where(xp.isnan(self), self, values)
 
 
+@special_entr.derivative("self")
+def special_entr_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * (-(1 + self.log()))
+    return aten.mul.Tensor(grad, aten.neg.default(aten.add.Scalar(aten.log.default(self), 1)))
+
+
 # --- erfcx, ndtri, log_ndtr -------------------------------------------------------------
 
-special_erfcx: Final = _unary("erfcx")
+special_erfcx: Final = special_unary("erfcx")
 
 
 @special_erfcx.compute
 def special_erfcx_compute(xp: ArrayNamespace, self: Array) -> Array:
     """exp(x^2) erfc(x). Torch: calc_erfcx in native/Math.h (Faddeeva's algorithm)."""
-    return _backend_function(xp, "erfcx", self)
+    return backend_function(xp, "erfcx", self)
 
 
-special_ndtri: Final = _unary("ndtri")
+@special_erfcx.derivative("self")
+def special_erfcx_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    # torch: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad
+    product = aten.mul.Tensor(aten.mul.Scalar(self, 2.0), result)
+    return aten.mul.Tensor(aten.sub.Scalar(product, TWO_OVER_SQRT_PI), grad)
+
+
+special_ndtri: Final = special_unary("ndtri")
 
 
 @special_ndtri.compute
 def special_ndtri_compute(xp: ArrayNamespace, self: Array) -> Array:
     """The inverse of the standard normal CDF. Torch: calc_ndtri in native/Math.h (Cephes)."""
-    return _backend_function(xp, "ndtri", self)
+    return backend_function(xp, "ndtri", self)
 
 
-special_log_ndtr: Final = _unary("log_ndtr")
+@special_ndtri.derivative("self")
+def special_ndtri_backward(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: grad * std::sqrt(2 * M_PI) * (result.square() / 2).exp()
+    density = aten.exp.default(aten.div.Scalar(aten.square.default(result), 2))
+    return aten.mul.Tensor(aten.mul.Scalar(grad, SQRT_TWO_PI), density)
+
+
+special_log_ndtr: Final = special_unary("log_ndtr")
 
 
 @special_log_ndtr.compute
 def special_log_ndtr_compute(xp: ArrayNamespace, self: Array) -> Array:
     """log of the standard normal CDF. Torch: calc_log_ndtr in native/Math.h."""
-    return _backend_function(xp, "log_ndtr", self)
-
-
-# --- i0e, i1, i1e -----------------------------------------------------------------------
-
-special_i0e: Final = _unary("i0e")
-
-
-@special_i0e.compute
-def special_i0e_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """exp(-|x|) I0(x). Torch: calc_i0e in native/Math.h (Cephes Chebyshev series)."""
-    return _backend_function(xp, "i0e", self)
-
-
-special_i1: Final = _unary("i1")
-
-
-@special_i1.compute
-def special_i1_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The modified Bessel function I1. Torch: calc_i1 in native/Math.h."""
-    return _backend_function(xp, "i1", self)
-
-
-special_i1e: Final = _unary("i1e")
-
-
-@special_i1e.compute
-def special_i1e_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """exp(-|x|) I1(x). Torch: calc_i1e in native/Math.h."""
-    return _backend_function(xp, "i1e", self)
-
-
-# --- Bessel functions -------------------------------------------------------------------
-# torch: the *_forward functions of native/Math.h (Cephes), over build_borrowing_unary_float_op.
-# SciPy's functions are the same Cephes algorithms.
-
-special_bessel_j0: Final = _unary("bessel_j0")
-
-
-@special_bessel_j0.compute
-def special_bessel_j0_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The Bessel function J0. Torch: bessel_j0_forward in native/Math.h."""
-    return _backend_function(xp, "j0", self)
-
-
-special_bessel_j1: Final = _unary("bessel_j1")
-
-
-@special_bessel_j1.compute
-def special_bessel_j1_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The Bessel function J1. Torch: bessel_j1_forward in native/Math.h."""
-    return _backend_function(xp, "j1", self)
-
-
-special_bessel_y0: Final = _unary("bessel_y0")
-
-
-@special_bessel_y0.compute
-def special_bessel_y0_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The Bessel function Y0 (-inf at 0, nan below). Torch: bessel_y0_forward in Math.h."""
-    return _backend_function(xp, "y0", self)
-
-
-special_bessel_y1: Final = _unary("bessel_y1")
-
-
-@special_bessel_y1.compute
-def special_bessel_y1_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The Bessel function Y1 (-inf at 0, nan below). Torch: bessel_y1_forward in Math.h."""
-    return _backend_function(xp, "y1", self)
-
-
-special_modified_bessel_i0: Final = _unary("modified_bessel_i0")
-
-
-@special_modified_bessel_i0.compute
-def special_modified_bessel_i0_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The modified Bessel function I0. Torch: modified_bessel_i0_forward in Math.h."""
-    return _backend_function(xp, "i0", self)
-
-
-special_modified_bessel_i1: Final = _unary("modified_bessel_i1")
-
-
-@special_modified_bessel_i1.compute
-def special_modified_bessel_i1_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The modified Bessel function I1. Torch: modified_bessel_i1_forward in Math.h."""
-    return _backend_function(xp, "i1", self)
-
-
-special_modified_bessel_k0: Final = _unary("modified_bessel_k0")
-
-
-@special_modified_bessel_k0.compute
-def special_modified_bessel_k0_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The modified Bessel function K0 (inf at 0, nan below). Torch: modified_bessel_k0_forward."""
-    return _backend_function(xp, "k0", self)
-
-
-special_modified_bessel_k1: Final = _unary("modified_bessel_k1")
-
-
-@special_modified_bessel_k1.compute
-def special_modified_bessel_k1_compute(xp: ArrayNamespace, self: Array) -> Array:
-    """The modified Bessel function K1 (inf at 0, nan below). Torch: modified_bessel_k1_forward."""
-    return _backend_function(xp, "k1", self)
-
-
-special_scaled_modified_bessel_k0: Final = pointwise(
-    "special_scaled_modified_bessel_k0(Tensor x) -> Tensor", Builder.UNARY_FLOAT_OP
-)
-
-
-@special_scaled_modified_bessel_k0.compute
-def special_scaled_modified_bessel_k0_compute(xp: ArrayNamespace, x: Array) -> Array:
-    """exp(x) K0(x). Torch: modified_bessel_k0_forward's scaled twin in native/Math.h."""
-    return _backend_function(xp, "k0e", x)
-
-
-special_scaled_modified_bessel_k1: Final = pointwise(
-    "special_scaled_modified_bessel_k1(Tensor x) -> Tensor", Builder.UNARY_FLOAT_OP
-)
-
-
-@special_scaled_modified_bessel_k1.compute
-def special_scaled_modified_bessel_k1_compute(xp: ArrayNamespace, x: Array) -> Array:
-    """exp(x) K1(x). Torch: scaled_modified_bessel_k1_forward in native/Math.h."""
-    return _backend_function(xp, "k1e", x)
-
-
-special_airy_ai: Final = pointwise("special_airy_ai(Tensor x) -> Tensor", Builder.UNARY_FLOAT_OP)
-
-
-@special_airy_ai.compute
-def special_airy_ai_compute(xp: ArrayNamespace, x: Array) -> Array:
-    """The Airy function Ai. Torch: airy_ai_forward in native/Math.h (Cephes).
-
-    Differs: for x below about -1e10 torch's asymptotic series gives finite values that are
-    all rounding error; SciPy answers nan there.
-    """
-    return _backend_function(xp, "airy_ai", x)
-
-
-special_spherical_bessel_j0: Final = pointwise(
-    "special_spherical_bessel_j0(Tensor x) -> Tensor", Builder.UNARY_FLOAT_OP
-)
-
-# torch: the Taylor coefficients of sin(x)/x that spherical_bessel_j0_forward uses for |x| < 0.5.
-_J0_SERIES: Final = (
-    1.0,
-    -1.0 / 6.0,
-    1.0 / 120.0,
-    -1.0 / 5040.0,
-    1.0 / 362880.0,
-    -1.0 / 39916800.0,
-    1.0 / 6227020800.0,
-)
-
-
-@special_spherical_bessel_j0.compute
-def special_spherical_bessel_j0_compute(xp: ArrayNamespace, x: Array) -> Array:
-    """sin(x) / x, by its Taylor series near 0 and 0 at +-inf.
-
-    Torch: spherical_bessel_j0_forward in aten/src/ATen/native/Math.h.
-    """
-    x2 = x * x
-    series = xp.full_like(x, _J0_SERIES[-1])
-    for coefficient in reversed(_J0_SERIES[:-1]):
-        series = coefficient + x2 * series
-    small = xp.abs(x) < 0.5
-    ratio = xp.sin(x) / xp.where(small, xp.ones_like(x), x)
-    values = xp.where(small, series, ratio)
-    return xp.where(xp.isinf(x), xp.zeros_like(x), values)
+    return backend_function(xp, "log_ndtr", self)
+
+
+@special_log_ndtr.derivative("self")
+def special_log_ndtr_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    # torch: grad / std::sqrt(2 * M_PI) * (result + self.pow(2) / 2).neg().exp()
+    exponent = aten.add.Tensor(result, aten.div.Scalar(aten.pow.Tensor_Scalar(self, 2), 2))
+    ratio = aten.exp.default(aten.neg.default(exponent))
+    return aten.mul.Tensor(aten.div.Scalar(grad, SQRT_TWO_PI), ratio)
 
 
 # --- xlog1py, zeta ----------------------------------------------------------------------
@@ -282,6 +142,35 @@ def special_xlog1py_compute(xp: ArrayNamespace, self: Array, other: Array) -> Ar
     self, other = xp.broadcast_arrays(self, other)
     values = xp.where(self == 0, xp.zeros_like(self), self * xp.log1p(other))
     return xp.where(xp.isnan(other), other, values)
+
+
+@special_xlog1py.derivative("self")
+def special_xlog1py_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: at::special_xlog1py(grad, other).masked_fill((self == 0.) & (other <= -1.), 0.)
+    mask = aten.bitwise_and.Tensor(aten.eq.Scalar(self, 0.0), aten.le.Scalar(other, -1.0))
+    return aten.masked_fill.Scalar(aten.special_xlog1py.default(grad, other), mask, 0.0)
+
+
+@special_xlog1py.derivative("other")
+def special_xlog1py_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: grad * self / (other + 1)
+    return aten.div.Tensor(aten.mul.Tensor(grad, self), aten.add.Scalar(other, 1))
+
+
+@special_xlog1py.derivative("self", overload="special_xlog1py.other_scalar")
+def special_xlog1py_other_scalar_backward(grad: Tensor, self: Tensor, other: Scalar) -> Tensor:
+    # torch: other.toDouble() > -1. ? at::special_xlog1py(grad, other)
+    #                               : at::special_xlog1py(grad, other).masked_fill(self == 0., 0.)
+    values = aten.special_xlog1py.other_scalar(grad, other)
+    if float(other) > -1.0:  # type: ignore[arg-type]
+        return values
+    return aten.masked_fill.Scalar(values, aten.eq.Scalar(self, 0.0), 0.0)
+
+
+@special_xlog1py.derivative("other", overload="special_xlog1py.self_scalar")
+def special_xlog1py_self_scalar_backward(grad: Tensor, self: Scalar, other: Tensor) -> Tensor:
+    # torch: grad * self / (other + 1), self a Scalar
+    return aten.div.Tensor(aten.mul.Scalar(grad, self), aten.add.Scalar(other, 1))
 
 
 # torch: zeta in native/Math.h is Cephes' Hurwitz zeta: a direct sum of q**-x up to a term
@@ -425,6 +314,29 @@ def special_zeta_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array
     # torch: zeta computes in acc_type, double on CPU for float32.
     wide = hurwitz_zeta(xp, xp.astype(self, xp.float64), xp.astype(other, xp.float64))
     return xp.astype(wide, self.dtype)
+
+
+@special_zeta.derivative("self")
+def special_zeta_backward_self(grad: Tensor) -> Tensor:
+    # torch: not_implemented("zeta")
+    not_implemented("zeta")
+
+
+@special_zeta.derivative("other")
+def special_zeta_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: grad * -self * special_zeta(self + 1., other)
+    shifted = aten.special_zeta.default(aten.add.Scalar(self, 1.0), other)
+    return aten.mul.Tensor(aten.mul.Tensor(grad, aten.neg.default(self)), shifted)
+
+
+special_zeta.derivative("self", overload="special_zeta.other_scalar")(special_zeta_backward_self)
+
+
+@special_zeta.derivative("other", overload="special_zeta.self_scalar")
+def special_zeta_self_scalar_backward(grad: Tensor, self: Scalar, other: Tensor) -> Tensor:
+    # torch: grad * -self * special_zeta(self.toDouble() + 1., other)
+    shifted = aten.special_zeta.self_scalar(float(self) + 1.0, other)  # type: ignore[arg-type]
+    return aten.mul.Tensor(aten.mul.Scalar(grad, -self), shifted)
 
 
 # --- aliases torch decomposes (CompositeImplicitAutograd) -------------------------------
@@ -697,6 +609,25 @@ def igamma_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     return xp.astype(extension(xp, "gammainc")(self, other), self.dtype)
 
 
+def _igamma_density(self: Tensor, other: Tensor) -> Tensor:
+    # torch: exp((self - 1) * log(other) - other - lgamma(self))
+    power = aten.mul.Tensor(aten.sub.Scalar(self, 1), aten.log.default(other))
+    exponent = aten.sub.Tensor(aten.sub.Tensor(power, other), aten.lgamma.default(self))
+    return aten.exp.default(exponent)
+
+
+@igamma.derivative("self")
+def igamma_backward_self(grad: Tensor) -> Tensor:
+    # torch: not_implemented("igamma: input")
+    not_implemented("igamma: input")
+
+
+@igamma.derivative("other")
+def igamma_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: grad * exp((self - 1) * log(other) - other - lgamma(self))
+    return aten.mul.Tensor(grad, _igamma_density(self, other))
+
+
 igammac = pointwise("igammac(Tensor self, Tensor other) -> Tensor", Builder.BINARY_FLOAT_OP)
 
 
@@ -705,3 +636,15 @@ def igammac_compute(xp: ArrayNamespace, self: Array, other: Array) -> Array:
     """The regularized upper incomplete gamma Q(self, other). Torch: igammac_kernel
     (calc_igammac in Math.h)."""
     return xp.astype(extension(xp, "gammaincc")(self, other), self.dtype)
+
+
+@igammac.derivative("self")
+def igammac_backward_self(grad: Tensor) -> Tensor:
+    # torch: not_implemented("igammac: input")
+    not_implemented("igammac: input")
+
+
+@igammac.derivative("other")
+def igammac_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # torch: -grad * exp((self - 1) * log(other) - other - lgamma(self))
+    return aten.mul.Tensor(aten.neg.default(grad), _igamma_density(self, other))

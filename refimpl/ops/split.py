@@ -16,6 +16,8 @@ from refimpl.core import strides as geometry
 from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import TensorImpl, make_tensor
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_products import split_backward, split_with_sizes_backward
 from refimpl.ops._reduction import same_as_out
 from refimpl.ops._register import defop
 
@@ -255,6 +257,14 @@ def unsafe_split_kernel(self: TensorImpl, split_size: int, dim: int) -> Any:
     return _unsafe(aten.split.Tensor(self, split_size, dim))
 
 
+@unsafe_split.derivative("self")
+def unsafe_split_backward(
+    grads: tuple[Tensor | None, ...], split_size: int, dim: int, self_sym_sizes: list[int]
+) -> Tensor:
+    # torch: split_backward(grads, split_size, dim, self.sym_sizes(), self.options())
+    return split_backward(grads, split_size, dim, self_sym_sizes)
+
+
 unsafe_split_out = defop(
     "unsafe_split.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out) -> ()"
 )
@@ -277,6 +287,14 @@ unsafe_split_with_sizes = defop(
 def unsafe_split_with_sizes_kernel(self: TensorImpl, split_sizes: list[int], dim: int) -> Any:
     """split_with_sizes' pieces, not tracked as views. Torch: unsafe_split_with_sizes."""
     return _unsafe(aten.split_with_sizes.default(self, split_sizes, dim))
+
+
+@unsafe_split_with_sizes.derivative("self")
+def unsafe_split_with_sizes_backward(
+    grads: tuple[Tensor | None, ...], split_sizes: list[int], dim: int, self_sym_sizes: list[int]
+) -> Tensor:
+    # torch: split_with_sizes_backward(grads, split_sizes, dim, self.sym_sizes(), self.options())
+    return split_with_sizes_backward(grads, split_sizes, dim, self_sym_sizes)
 
 
 unsafe_split_with_sizes_out = defop(

@@ -13,12 +13,24 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
-from refimpl._base.dtypes import bool_, float16
+from refimpl._base.dtypes import bool_, float16, float32
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import can_cast
 from refimpl.core.backend import Array, ArrayNamespace, extension
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor, conj
+from refimpl.ops._backward_unary import (
+    HALF_SQRT_PI,
+    LN2,
+    LN10,
+    M_LN2,
+    TWO_OVER_SQRT_PI,
+    log1p_backward,
+    logit_backward,
+    mvlgamma_backward,
+    sinc_backward,
+)
 from refimpl.ops._iterator import Builder, IterConfig, Plan
 from refimpl.ops._pointwise import PointwiseOp, pointwise
 from refimpl.ops._register import defop
@@ -87,6 +99,48 @@ log1p = unary_float("log1p", lambda xp, x: xp.log1p(x))
 sqrt = unary_float("sqrt", lambda xp, x: xp.sqrt(x))
 
 
+@exp.derivative("self")
+def exp_backward(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: grad * result.conj()
+    return aten.mul.Tensor(grad, conj(result))
+
+
+@expm1.derivative("self")
+def expm1_backward(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: grad * (result.conj() + 1)
+    return aten.mul.Tensor(grad, aten.add.Scalar(conj(result), 1))
+
+
+@log.derivative("self")
+def log_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad.div(self.conj())
+    return aten.div.Tensor(grad, conj(self))
+
+
+@log2.derivative("self")
+def log2_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad / (self.conj() * 0.6931471805599453)
+    return aten.div.Tensor(grad, aten.mul.Scalar(conj(self), LN2))
+
+
+@log10.derivative("self")
+def log10_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad / (self.conj() * 2.3025850929940456)
+    return aten.div.Tensor(grad, aten.mul.Scalar(conj(self), LN10))
+
+
+@log1p.derivative("self")
+def log1p_backward_self(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: log1p_backward(grad, self)
+    return log1p_backward(grad, self)
+
+
+@sqrt.derivative("self")
+def sqrt_backward(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: grad / (2 * result.conj())
+    return aten.div.Tensor(grad, aten.mul.Scalar(conj(result), 2))
+
+
 def exp2_kernel(xp: ArrayNamespace, self: Array) -> Array:
     """2 ** self. Torch: exp2_kernel (std::exp2; pow(2, z) for complex)."""
     return xp.pow(_constant(xp, 2.0, self), self)
@@ -95,12 +149,25 @@ def exp2_kernel(xp: ArrayNamespace, self: Array) -> Array:
 exp2 = unary_float("exp2", exp2_kernel)
 
 
+@exp2.derivative("self")
+def exp2_backward(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: grad * result.conj() * M_LN2
+    return aten.mul.Scalar(aten.mul.Tensor(grad, conj(result)), M_LN2)
+
+
 def rsqrt_kernel(xp: ArrayNamespace, self: Array) -> Array:
     """1 / sqrt(self). Torch: rsqrt_kernel."""
     return xp.divide(_constant(xp, 1.0, self), xp.sqrt(self))
 
 
 rsqrt = unary_float("rsqrt", rsqrt_kernel, composed=True)
+
+
+@rsqrt.derivative("self")
+def rsqrt_backward(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: -0.5 * grad * result.pow(3).conj()
+    cube = conj(aten.pow.Tensor_Scalar(result, 3))
+    return aten.mul.Tensor(aten.mul.Scalar(grad, -0.5), cube)
 
 
 # --- trigonometric and hyperbolic functions ---------------------------------------------------
@@ -117,6 +184,91 @@ tanh = unary_float("tanh", lambda xp, x: xp.tanh(x))
 asinh = unary_float("asinh", lambda xp, x: xp.asinh(x))
 acosh = unary_float("acosh", lambda xp, x: xp.acosh(x))
 atanh = unary_float("atanh", lambda xp, x: xp.atanh(x))
+
+
+@sin.derivative("self")
+def sin_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * self.cos().conj()
+    return aten.mul.Tensor(grad, conj(aten.cos.default(self)))
+
+
+@cos.derivative("self")
+def cos_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * -self.sin().conj()
+    return aten.mul.Tensor(grad, aten.neg.default(conj(aten.sin.default(self))))
+
+
+@tan.derivative("self")
+def tan_backward(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: grad * (1 + result.pow(2)).conj()
+    return aten.mul.Tensor(grad, conj(aten.add.Scalar(aten.pow.Tensor_Scalar(result, 2), 1)))
+
+
+def _one_minus_square(self: Tensor) -> Tensor:
+    # torch: -self * self + 1
+    return aten.add.Scalar(aten.mul.Tensor(aten.neg.default(self), self), 1)
+
+
+@asin.derivative("self")
+def asin_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * (-self * self + 1).rsqrt().conj()
+    return aten.mul.Tensor(grad, conj(aten.rsqrt.default(_one_minus_square(self))))
+
+
+@acos.derivative("self")
+def acos_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * -((-self * self + 1).rsqrt()).conj()
+    factor = aten.neg.default(conj(aten.rsqrt.default(_one_minus_square(self))))
+    return aten.mul.Tensor(grad, factor)
+
+
+@atan.derivative("self")
+def atan_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad / (self * self + 1).conj()
+    return aten.div.Tensor(grad, conj(aten.add.Scalar(aten.mul.Tensor(self, self), 1)))
+
+
+@sinh.derivative("self")
+def sinh_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * self.cosh().conj()
+    return aten.mul.Tensor(grad, conj(aten.cosh.default(self)))
+
+
+@cosh.derivative("self")
+def cosh_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * self.sinh().conj()
+    return aten.mul.Tensor(grad, conj(aten.sinh.default(self)))
+
+
+@tanh.derivative("self")
+def tanh_backward_self(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: tanh_backward(grad, result)
+    return aten.tanh_backward.default(grad, result)
+
+
+@asinh.derivative("self")
+def asinh_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * (self.pow(2) + 1).rsqrt().conj()
+    shifted = aten.add.Scalar(aten.pow.Tensor_Scalar(self, 2), 1)
+    return aten.mul.Tensor(grad, conj(aten.rsqrt.default(shifted)))
+
+
+@acosh.derivative("self")
+def acosh_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: self.is_complex() ? grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj()
+    #                          : grad * (self * self - 1).rsqrt()
+    if self._dtype.is_complex:
+        plus = aten.rsqrt.default(aten.add.Scalar(self, 1))
+        minus = aten.rsqrt.default(aten.sub.Scalar(self, 1))
+        return aten.mul.Tensor(grad, conj(aten.mul.Tensor(plus, minus)))
+    return aten.mul.Tensor(grad, aten.rsqrt.default(aten.sub.Scalar(aten.mul.Tensor(self, self), 1)))
+
+
+@atanh.derivative("self")
+def atanh_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * 1 / (1 - self.pow(2)).conj()
+    denominator = conj(aten.rsub.Scalar(aten.pow.Tensor_Scalar(self, 2), 1))
+    return aten.div.Tensor(aten.mul.Scalar(grad, 1), denominator)
 
 
 # The NumPy-style `arc*` names. Torch: arcsin, arcsin_, arcsin.out, ... in UnaryOps.cpp are
@@ -166,6 +318,87 @@ def sigmoid_kernel(xp: ArrayNamespace, self: Array) -> Array:
 
 sigmoid = unary_float("sigmoid", sigmoid_kernel, composed=True)
 
+
+@sigmoid.derivative("self")
+def sigmoid_backward_self(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: sigmoid_backward(grad, result)
+    return aten.sigmoid_backward.default(grad, result)
+
+
+# --- sigmoid_backward, tanh_backward ---------------------------------------------------------
+# torch: the backward kernels of sigmoid and tanh (structured, build_borrowing_binary_op;
+# sigmoid_backward_kernel and tanh_backward_kernel in native/cpu/BinaryOpsKernel.cpp), aten
+# ops of their own so that a second derivative records SigmoidBackwardBackward0.
+
+# torch: the float16 kernel rounds each step to half (no opmath), as NumPy's float16 does.
+sigmoid_backward = pointwise(
+    "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", Builder.BINARY_OP
+)
+
+
+@sigmoid_backward.compute
+def sigmoid_backward_compute(xp: ArrayNamespace, grad_output: Array, output: Array) -> Array:
+    """grad_output * (1 - output) * output; for complex, grad_output * conj((1 - y) y)."""
+    one_minus = xp.subtract(_constant(xp, 1.0, output), output)
+    if xp.isdtype(output.dtype, "complex floating"):
+        return xp.multiply(grad_output, xp.conj(xp.multiply(one_minus, output)))
+    return xp.multiply(xp.multiply(grad_output, one_minus), output)
+
+
+@sigmoid_backward.derivative("grad_output")
+def sigmoid_backward_backward_grad_output(grad: Tensor, output: Tensor) -> Tensor:
+    # torch: sigmoid_backward(grad, output.conj())
+    return aten.sigmoid_backward.default(grad, conj(output))
+
+
+@sigmoid_backward.derivative("output")
+def sigmoid_backward_backward_output(grad: Tensor, grad_output: Tensor, output: Tensor) -> Tensor:
+    # torch: grad.conj() * grad_output * (-2 * output.conj() + 1)
+    slope = aten.add.Scalar(aten.mul.Scalar(conj(output), -2), 1)
+    return aten.mul.Tensor(aten.mul.Tensor(conj(grad), grad_output), slope)
+
+
+tanh_backward = pointwise(
+    "tanh_backward(Tensor grad_output, Tensor output) -> Tensor", Builder.BINARY_OP
+)
+
+
+@tanh_backward.compute
+def tanh_backward_compute(xp: ArrayNamespace, grad_output: Array, output: Array) -> Array:
+    """grad_output * (1 - output**2); for complex, grad_output * conj(1 - y**2).
+
+    Differs: torch's CPU kernel forms 1 - y**2 with a fused multiply-add; float64 and complex
+    results here may differ from it in the last bit.
+    """
+    factor = xp.subtract(_constant(xp, 1.0, output), xp.multiply(output, output))
+    if xp.isdtype(output.dtype, "complex floating"):
+        factor = xp.conj(factor)
+    return xp.multiply(grad_output, factor)
+
+
+@tanh_backward.compute(dtypes=(float16, float32))
+def tanh_backward_compute_fused(xp: ArrayNamespace, grad_output: Array, output: Array) -> Array:
+    """The float32 (and float16, computed in float32) kernel: 1 - y**2 rounded once, as
+    torch's fused multiply-add does (y * y is exact in float64)."""
+    wide = xp.astype(output, xp.float64)
+    factor = xp.astype(xp.subtract(xp.asarray(1.0, dtype=xp.float64), wide * wide), xp.float32)
+    product = xp.multiply(xp.astype(grad_output, xp.float32), factor)
+    return xp.astype(product, output.dtype)
+
+
+@tanh_backward.derivative("grad_output")
+def tanh_backward_backward_grad_output(grad: Tensor, output: Tensor) -> Tensor:
+    # torch: tanh_backward(grad, output.conj())
+    return aten.tanh_backward.default(grad, conj(output))
+
+
+@tanh_backward.derivative("output")
+def tanh_backward_backward_output(grad: Tensor, grad_output: Tensor, output: Tensor) -> Tensor:
+    # torch: grad.conj() * (-2 * output.conj() * grad_output)
+    product = aten.mul.Tensor(aten.mul.Scalar(conj(output), -2), grad_output)
+    return aten.mul.Tensor(conj(grad), product)
+
+
 logit = pointwise("logit(Tensor self, float? eps=None) -> Tensor", Builder.UNARY_FLOAT_OP)
 
 
@@ -187,6 +420,13 @@ def logit_compute(xp: ArrayNamespace, self: Array, eps: float | None) -> Array:
 logit.compute(in_float32(logit_compute), dtypes=(float16,))
 
 
+@logit.derivative("self")
+def logit_backward_self(grad: Tensor, self: Tensor, eps: float | None) -> Tensor:
+    # torch: GradMode::is_enabled() ? infinitely_differentiable_logit_backward(grad, self, eps)
+    #                               : logit_backward(grad, self, eps)
+    return logit_backward(grad, self, eps)
+
+
 # --- erf, erfc, erfinv, lgamma, i0 -------------------------------------------------------
 # torch: the kernels of UnaryOpsKernel.cpp and UnarySpecialOpsKernel.cpp (calc_erfinv,
 # calc_i0 in Math.h); the backend's special-function library stands in for them.
@@ -194,6 +434,30 @@ logit.compute(in_float32(logit_compute), dtypes=(float16,))
 erf = unary_float("erf", special("erf"), composed=True)
 erfc = unary_float("erfc", special("erfc"), composed=True)
 erfinv = unary_float("erfinv", special("erfinv"), composed=True)
+
+
+def _gaussian(self: Tensor) -> Tensor:
+    # torch: exp(-(self.pow(2)))
+    return aten.exp.default(aten.neg.default(aten.pow.Tensor_Scalar(self, 2)))
+
+
+@erf.derivative("self")
+def erf_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+    return aten.mul.Tensor(aten.mul.Scalar(_gaussian(self), TWO_OVER_SQRT_PI), grad)
+
+
+@erfc.derivative("self")
+def erfc_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: -2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+    return aten.mul.Tensor(aten.mul.Scalar(_gaussian(self), -TWO_OVER_SQRT_PI), grad)
+
+
+@erfinv.derivative("self")
+def erfinv_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: 0.5 * sqrt(M_PI) * exp(self.erfinv().pow(2)) * grad
+    square = aten.pow.Tensor_Scalar(aten.erfinv.default(self), 2)
+    return aten.mul.Tensor(aten.mul.Scalar(aten.exp.default(square), HALF_SQRT_PI), grad)
 
 
 def lgamma_kernel(xp: ArrayNamespace, self: Array) -> Array:
@@ -205,6 +469,18 @@ def lgamma_kernel(xp: ArrayNamespace, self: Array) -> Array:
 
 lgamma = unary_float("lgamma", lgamma_kernel, composed=True)
 i0 = unary_float("i0", special("i0"), composed=True)
+
+
+@lgamma.derivative("self")
+def lgamma_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * digamma(self)
+    return aten.mul.Tensor(grad, aten.digamma.default(self))
+
+
+@i0.derivative("self")
+def i0_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * at::special_i1(self)
+    return aten.mul.Tensor(grad, aten.special_i1.default(self))
 
 
 # --- digamma, polygamma ------------------------------------------------------------------------
@@ -272,6 +548,12 @@ def digamma_kernel(xp: ArrayNamespace, self: Array) -> Array:
 digamma = unary_float("digamma", digamma_kernel, composed=True)
 
 
+@digamma.derivative("self")
+def digamma_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * polygamma(1, self)
+    return aten.mul.Tensor(grad, aten.polygamma.default(1, self))
+
+
 def trigamma_kernel(xp: ArrayNamespace, self: Array) -> Array:
     """The derivative of digamma. Torch: calc_trigamma in native/Math.h: for x < 1/2 the
     reflection pi**2 / sin(pi x)**2 - trigamma(1 - x), six steps of the recurrence, then
@@ -321,6 +603,12 @@ def polygamma_compute(xp: ArrayNamespace, self: Array, *, n: int) -> Array:
 
 polygamma.compute(in_float32(polygamma_compute), dtypes=(float16,))
 
+
+@polygamma.derivative("self")
+def polygamma_backward(grad: Tensor, n: int, self: Tensor) -> Tensor:
+    # torch: grad * polygamma(n + 1, self)
+    return aten.mul.Tensor(grad, aten.polygamma.default(n + 1, self))
+
 polygamma_ = defop("polygamma_(Tensor(a!) self, int n) -> Tensor(a!)")
 
 
@@ -328,6 +616,10 @@ polygamma_ = defop("polygamma_(Tensor(a!) self, int n) -> Tensor(a!)")
 def polygamma_inplace(self: TensorImpl, n: int) -> Any:
     """Torch: polygamma_ in UnaryOps.cpp is at::polygamma_out(self, n, self)."""
     return aten.polygamma.out(n, self, out=self)
+
+
+# torch: polygamma_ has its own entry (PolygammaBackward1), the functional's formula.
+polygamma_.derivative("self")(polygamma_backward)
 
 
 # --- mvlgamma ----------------------------------------------------------------------------------
@@ -384,6 +676,12 @@ def mvlgamma_compute(xp: ArrayNamespace, self: Array, *, p: int) -> Array:
 mvlgamma.compute(in_float32(mvlgamma_compute), dtypes=(float16,))
 
 
+@mvlgamma.derivative("self")
+def mvlgamma_backward_self(grad: Tensor, self: Tensor, p: int) -> Tensor:
+    # torch: mvlgamma_backward(grad, self, p)
+    return mvlgamma_backward(grad, self, p)
+
+
 # --- sinc --------------------------------------------------------------------------------------
 
 
@@ -395,3 +693,9 @@ def sinc_kernel(xp: ArrayNamespace, self: Array) -> Array:
 
 
 sinc = unary_float("sinc", sinc_kernel, composed=True)
+
+
+@sinc.derivative("self")
+def sinc_backward_self(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: sinc_backward(grad, self)
+    return sinc_backward(grad, self)

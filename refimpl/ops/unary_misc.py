@@ -18,6 +18,8 @@ from refimpl._base.promotion import can_cast
 from refimpl.core.backend import Array, ArrayNamespace
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_unary import M_180_PI, M_PI_180, angle_backward, sgn_backward
 from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Plan, ResultDtype
 from refimpl.ops._pointwise import BOOL, COMPLEX, INTEGRAL, pointwise
 from refimpl.ops._register import defop
@@ -98,6 +100,17 @@ def round_decimals_compute(xp: ArrayNamespace, self: Array, *, decimals: int) ->
 
 round_decimals.compute(in_float32(round_decimals_compute), dtypes=(float16,))
 
+
+def rounding_backward(grad: Tensor) -> Tensor:
+    """The gradient of a step function (floor, ceil, trunc, round, sign): zeros.
+    Torch: `self: zeros_like(grad)`."""
+    return aten.zeros_like.default(grad)
+
+
+for _op in (floor, ceil, trunc, round_op):
+    _op.derivative("self")(rounding_backward)
+round_decimals.derivative("self")(rounding_backward)
+
 frac = pointwise("frac(Tensor self) -> Tensor", Builder.UNARY_OP)
 
 
@@ -105,6 +118,12 @@ frac = pointwise("frac(Tensor self) -> Tensor", Builder.UNARY_OP)
 def frac_compute(xp: ArrayNamespace, self: Array) -> Array:
     """self - trunc(self). Torch: frac_kernel."""
     return xp.subtract(self, xp.trunc(self))
+
+
+@frac.derivative("self")
+def frac_backward(grad: Tensor) -> Tensor:
+    # torch: grad
+    return grad
 
 
 fix = defop("fix(Tensor self) -> Tensor")
@@ -147,6 +166,12 @@ def neg_precheck(self: TensorImpl) -> None:
 def neg_compute(xp: ArrayNamespace, self: Array) -> Array:
     """-self; unsigned and signed integers wrap. Torch: neg_kernel."""
     return xp.negative(self)
+
+
+@neg.derivative("self")
+def neg_backward(grad: Tensor) -> Tensor:
+    # torch: grad.neg()
+    return aten.neg.default(grad)
 
 
 negative = defop("negative(Tensor self) -> Tensor")
@@ -208,6 +233,12 @@ def abs_compute(xp: ArrayNamespace, self: Array) -> Array:
     return xp.abs(self)
 
 
+@abs_op.derivative("self")
+def abs_backward(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: grad * self.sgn()
+    return aten.mul.Tensor(grad, aten.sgn.default(self))
+
+
 @abs_op.inplace_check
 def abs_inplace_check(self: TensorImpl) -> None:
     """Torch: abs_ in UnaryOps.cpp refuses complex self (its result would be real)."""
@@ -259,6 +290,7 @@ def sign_compute(xp: ArrayNamespace, self: Array) -> Array:
 
 
 sign.compute(_copy, dtypes=BOOL)
+sign.derivative("self")(rounding_backward)
 
 sgn = pointwise("sgn(Tensor self) -> Tensor", Builder.UNARY_OP)
 
@@ -277,6 +309,12 @@ sgn.compute(_copy, dtypes=BOOL)
 sgn.compute(sgn_compute_complex, dtypes=COMPLEX)
 
 
+@sgn.derivative("self")
+def sgn_backward_self(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    # torch: sgn_backward(self, grad, result)
+    return sgn_backward(self, grad, result)
+
+
 # --- reciprocal, square ---------------------------------------------------------------------------
 
 reciprocal = pointwise("reciprocal(Tensor self) -> Tensor", Builder.UNARY_FLOAT_OP)
@@ -286,6 +324,13 @@ reciprocal = pointwise("reciprocal(Tensor self) -> Tensor", Builder.UNARY_FLOAT_
 def reciprocal_compute(xp: ArrayNamespace, self: Array) -> Array:
     """1 / self. Torch: reciprocal_kernel."""
     return xp.divide(_constant(xp, 1.0, self), self)
+
+
+@reciprocal.derivative("self")
+def reciprocal_backward(grad: Tensor, result: Tensor) -> Tensor:
+    # torch: -grad * (result * result).conj()
+    square = aten.conj.default(aten.mul.Tensor(result, result))
+    return aten.mul.Tensor(aten.neg.default(grad), square)
 
 
 square = defop("square(Tensor self) -> Tensor")
@@ -353,6 +398,12 @@ def angle_compute_complex(xp: ArrayNamespace, self: Array) -> Array:
 angle.compute(angle_compute_complex, dtypes=COMPLEX)
 
 
+@angle.derivative("self")
+def angle_backward_self(grad: Tensor, self: Tensor) -> Tensor:
+    # torch: angle_backward(grad, self)
+    return angle_backward(grad, self)
+
+
 # --- deg2rad, rad2deg -----------------------------------------------------------------------------
 
 
@@ -377,11 +428,24 @@ deg2rad.precheck(_deg2rad_precheck)
 deg2rad.compute(_deg2rad_compute)
 deg2rad.compute(in_float32(_deg2rad_compute), dtypes=(float16,))
 
+
+@deg2rad.derivative("self")
+def deg2rad_backward(grad: Tensor) -> Tensor:
+    # torch: deg2rad_backward(grad): at::mul(grad, M_PI_180)
+    return aten.mul.Scalar(grad, M_PI_180)
+
+
 rad2deg = pointwise("rad2deg(Tensor self) -> Tensor", Builder.UNARY_FLOAT_OP)
 _rad2deg_precheck, _rad2deg_compute = _scale_by("rad2deg", 180 / math.pi)
 rad2deg.precheck(_rad2deg_precheck)
 rad2deg.compute(_rad2deg_compute)
 rad2deg.compute(in_float32(_rad2deg_compute), dtypes=(float16,))
+
+
+@rad2deg.derivative("self")
+def rad2deg_backward(grad: Tensor) -> Tensor:
+    # torch: rad2deg_backward(grad): at::mul(grad, M_180_PI)
+    return aten.mul.Scalar(grad, M_180_PI)
 
 
 # --- bitwise_not, logical_not ---------------------------------------------------------------------

@@ -23,6 +23,8 @@ from refimpl.core.backend import Array, Backend
 from refimpl.core.tensor import TensorImpl, array_of
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_products import cdist_backward, euclidean_dist_backward
 from refimpl.ops._products import backend_kernels, check_out, finish, not_implemented
 from refimpl.ops._register import defop
 
@@ -90,6 +92,18 @@ def linalg_cross_out_kernel(
 ) -> Any:
     """linalg_cross into `out`. Torch: linalg_cross_out."""
     return _linalg_cross(self, other, dim, out)
+
+
+@linalg_cross.derivative("self")
+def linalg_cross_backward_self(grad: Tensor, other: Tensor, dim: int) -> Tensor:
+    # torch: at::linalg_cross(other.conj(), grad, dim)
+    return aten.linalg_cross.default(aten.conj.default(other), grad, dim=dim)
+
+
+@linalg_cross.derivative("other")
+def linalg_cross_backward_other(grad: Tensor, self: Tensor, dim: int) -> Tensor:
+    # torch: at::linalg_cross(grad, self.conj(), dim)
+    return aten.linalg_cross.default(grad, aten.conj.default(self), dim=dim)
 
 
 cross = defop("cross(Tensor self, Tensor other, int? dim=None) -> Tensor")
@@ -257,6 +271,27 @@ def _euclidean_dist_kernel(x1: TensorImpl, x2: TensorImpl) -> Any:
     right = aten.cat.default([x2, x2_pad, x2_norm], -1)
     result = aten.matmul.default(left, aten.transpose.int(right, -2, -1))
     return aten.sqrt_.default(aten.clamp_min_.default(result, 1e-30))
+
+
+@_cdist_forward.derivative("x1")
+def cdist_backward_x1(grad: Tensor, x1: Tensor, x2: Tensor, p: float, result: Tensor) -> Tensor:
+    # torch: _cdist_backward(grad.contiguous(), x1, x2, p, result)
+    return cdist_backward(grad, x1, x2, p, result)
+
+
+@_cdist_forward.derivative("x2")
+def cdist_backward_x2(grad: Tensor, x1: Tensor, x2: Tensor, p: float, result: Tensor) -> Tensor:
+    # torch: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous())
+    swapped = aten.transpose.int(grad, -2, -1)
+    return cdist_backward(swapped, x2, x1, p, aten.transpose.int(result, -2, -1))
+
+
+@_euclidean_dist.derivative("x1", "x2")
+def euclidean_dist_backward_x1_x2(
+    grad: Tensor, x1: Tensor, x2: Tensor, result: Tensor
+) -> tuple[Tensor, Tensor]:
+    # torch: _euclidean_dist_backward(grad, x1, x2, result)
+    return euclidean_dist_backward(grad, x1, x2, result)
 
 
 # --- trapezoid, trapz, cumulative_trapezoid ----------------------------------------------

@@ -1,4 +1,4 @@
-"""The functional copies of views: the `*_copy` forms of the view ops, the scatter-backs of views (select_scatter, slice_scatter, diagonal_scatter, as_strided_scatter), and narrow_copy.
+"""The functional copies of views: the `*_copy` forms of the view ops and narrow_copy, with their derivatives.
 
 Torch: the `*_copy` kernels torchgen writes for every view op (tag `view_copy`; gen_
 functionalization_type.py: call the view, then `.clone(at::MemoryFormat::Contiguous)`), the
@@ -6,7 +6,8 @@ scatter kernels of TensorShape.cpp (clone_preserve_strides, the view of the clon
 `src`), and narrow_copy_dense_cpu(_out) in TensorShape.cpp. torch registers the functional
 forms as CompositeExplicitAutogradNonFunctional and their out= forms (generated: the
 functional op, then resize and copy into `out`) as CompositeExplicitAutograd; so does this
-module. Functionalization turns a program's views and in-place writes into these ops.
+module. Functionalization turns a program's views and in-place writes into these ops. The
+scatter-backs of views (select_scatter, slice_scatter, ...) are in ops/view_scatter.py.
 """
 
 from __future__ import annotations
@@ -14,10 +15,22 @@ from __future__ import annotations
 from typing import Any, Final
 
 from refimpl._base.keys import DispatchKey
-from refimpl.core import layout
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, resize_for_output
 from refimpl.dispatch.overloads import OpOverload, namespace
+from refimpl.ops._backward import Tensor, as_strided_backward, sum_to
+from refimpl.ops._backward_products import (
+    diagonal_backward,
+    permute_backwards,
+    select_backward,
+    slice_backward,
+    split_backward,
+    split_with_sizes_backward,
+    unbind_backward,
+    unfold_backward,
+    unsqueeze_to,
+)
+from refimpl.ops._derivative import derivative
 from refimpl.ops._outputs import resize_output
 from refimpl.ops._reduction import check_out_dtype
 from refimpl.ops._register import defop
@@ -192,6 +205,124 @@ for _functional, _out, _view in VIEW_COPIES:
     _register_view_copy(_functional, _out, _view)
 
 
+# The derivatives of the *_copy ops: their views' formulas. torch: the `<view>_copy` entries
+# derivatives.yaml generates from the view's (nodes `<View>Backward0_copy`).
+
+
+@derivative("aten::permute_copy", "self")
+def permute_copy_backward(grad: Tensor, dims: list[int]) -> Tensor:
+    # torch: permute_backwards(grad, dims)
+    return permute_backwards(grad, dims)
+
+
+@derivative("aten::expand_copy", "self")
+def expand_copy_backward(grad: Tensor, self_sym_sizes: list[int]) -> Tensor:
+    # torch: at::sum_to(grad, self.sym_sizes())
+    return sum_to(grad, self_sym_sizes)
+
+
+@derivative("aten::transpose_copy.int", "self")
+def transpose_copy_backward(grad: Tensor, dim0: int, dim1: int) -> Tensor:
+    # torch: grad.transpose(dim0, dim1)
+    return aten.transpose.int(grad, dim0, dim1)
+
+
+@derivative("aten::t_copy", "self")
+def t_copy_backward(grad: Tensor) -> Tensor:
+    # torch: grad.t()
+    return aten.t.default(grad)
+
+
+@derivative("aten::squeeze_copy", "self")
+def squeeze_copy_backward(grad: Tensor, self_sym_sizes: list[int]) -> Tensor:
+    # torch: unsqueeze_to(grad, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes)
+
+
+@derivative("aten::squeeze_copy.dim", "self")
+def squeeze_copy_dim_backward(grad: Tensor, self_sym_sizes: list[int], dim: int) -> Tensor:
+    # torch: unsqueeze_to(grad, dim, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes, [dim])
+
+
+@derivative("aten::squeeze_copy.dims", "self")
+def squeeze_copy_dims_backward(grad: Tensor, self_sym_sizes: list[int], dim: list[int]) -> Tensor:
+    # torch: unsqueeze_to(grad, dim, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes, dim)
+
+
+@derivative("aten::unsqueeze_copy", "self")
+def unsqueeze_copy_backward(grad: Tensor, dim: int) -> Tensor:
+    # torch: grad.squeeze(dim)
+    return aten.squeeze.dim(grad, dim)
+
+
+@derivative("aten::select_copy.int", "self")
+def select_copy_backward(grad: Tensor, self_sym_sizes: list[int], dim: int, index: int) -> Tensor:
+    # torch: select_backward_symint(grad, self.sym_sizes(), dim, index)
+    return select_backward(grad, self_sym_sizes, dim, index)
+
+
+@derivative("aten::slice_copy.Tensor", "self")
+def slice_copy_backward(
+    grad: Tensor,
+    self_sym_sizes: list[int],
+    dim: int,
+    start: int | None,
+    end: int | None,
+    step: int,
+) -> Tensor:
+    # torch: slice_backward_wrapper(grad, self.sym_sizes(), dim, start, end, step)
+    return slice_backward(grad, self_sym_sizes, dim, start, end, step)
+
+
+@derivative("aten::diagonal_copy", "self")
+def diagonal_copy_backward(
+    grad: Tensor, self_sym_sizes: list[int], offset: int, dim1: int, dim2: int
+) -> Tensor:
+    # torch: diagonal_backward_symint(grad, self.sym_sizes(), offset, dim1, dim2)
+    return diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2)
+
+
+@derivative("aten::as_strided_copy", "self")
+def as_strided_copy_backward(
+    grad: Tensor,
+    self_geometry: tuple[tuple[int, ...], tuple[int, ...], int],
+    size: list[int],
+    stride: list[int],
+    storage_offset: int | None,
+) -> Tensor:
+    # torch: as_strided_backward(grad, TensorGeometry(self), size, stride, storage_offset)
+    return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
+
+
+@derivative("aten::alias_copy", "self")
+def alias_copy_backward(grad: Tensor) -> Tensor:
+    # torch: grad
+    return grad
+
+
+@derivative("aten::unfold_copy", "self")
+def unfold_copy_backward(
+    grad: Tensor, self_sym_sizes: list[int], dimension: int, size: int, step: int
+) -> Tensor:
+    # torch: unfold_backward_symint(grad, self.sym_sizes(), dimension, size, step)
+    return unfold_backward(grad, self_sym_sizes, dimension, size, step)
+
+
+@derivative("aten::view_as_real_copy", "self")
+def view_as_real_copy_backward(grad: Tensor) -> Tensor:
+    # torch: at::view_as_complex(grad.contiguous())
+    return aten.view_as_complex.default(aten.contiguous.default(grad))
+
+
+@derivative("aten::view_as_complex_copy", "self")
+def view_as_complex_copy_backward(grad: Tensor) -> Tensor:
+    # torch: at::view_as_real(grad.contiguous().resolve_conj())
+    resolved = aten.resolve_conj.default(aten.contiguous.default(grad))
+    return aten.view_as_real.default(resolved)
+
+
 # --- view_copy ----------------------------------------------------------------------------
 
 view_copy = defop("view_copy(Tensor self, SymInt[] size) -> Tensor")
@@ -209,6 +340,12 @@ def view_copy_kernel(self: TensorImpl, size: list[int]) -> Any:
     if geometry.view_strides(self._size, self._stride, shape) is None:
         return aten.reshape.default(self, size)
     return aten.clone.default(aten.view.default(self, size), memory_format=_CONTIGUOUS)
+
+
+@view_copy.derivative("self")
+def view_copy_backward(grad: Tensor, self_sym_sizes: list[int]) -> Tensor:
+    # torch: grad.reshape_symint(self.sym_sizes())
+    return aten.reshape.default(grad, self_sym_sizes)
 
 
 view_copy_out = defop("view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)")
@@ -259,6 +396,14 @@ def split_copy_kernel(self: TensorImpl, split_size: int, dim: int) -> list[Any]:
     return _copies(aten.split.Tensor(self, split_size, dim))
 
 
+@split_copy.derivative("self")
+def split_copy_backward(
+    grads: tuple[Tensor | None, ...], split_size: int, dim: int, self_sym_sizes: list[int]
+) -> Tensor:
+    # torch: split_backward(grads, split_size, dim, self.sym_sizes(), self.options())
+    return split_backward(grads, split_size, dim, self_sym_sizes)
+
+
 split_copy_out = defop(
     "split_copy.Tensor_out(Tensor self, SymInt split_size, int dim=0, *, Tensor(a!)[] out) -> ()"
 )
@@ -283,6 +428,14 @@ split_with_sizes_copy = defop(
 def split_with_sizes_copy_kernel(self: TensorImpl, split_sizes: list[int], dim: int) -> list[Any]:
     """Contiguous copies of split_with_sizes's pieces. Torch: split_with_sizes_copy."""
     return _copies(aten.split_with_sizes.default(self, split_sizes, dim))
+
+
+@split_with_sizes_copy.derivative("self")
+def split_with_sizes_copy_backward(
+    grads: tuple[Tensor | None, ...], split_sizes: list[int], dim: int, self_sym_sizes: list[int]
+) -> Tensor:
+    # torch: split_with_sizes_backward(grads, split_sizes, dim, self.sym_sizes(), self.options())
+    return split_with_sizes_backward(grads, split_sizes, dim, self_sym_sizes)
 
 
 split_with_sizes_copy_out = defop(
@@ -312,6 +465,12 @@ def unbind_copy_kernel(self: TensorImpl, dim: int) -> list[Any]:
     return _copies(aten.unbind.int(self, dim))
 
 
+@unbind_copy.derivative("self")
+def unbind_copy_backward(grads: tuple[Tensor | None, ...], dim: int) -> Tensor:
+    # torch: unbind_backward(grads, dim)
+    return unbind_backward(grads, dim)
+
+
 unbind_copy_out = defop("unbind_copy.int_out(Tensor self, int dim=0, *, Tensor(a!)[] out) -> ()")
 
 
@@ -319,179 +478,6 @@ unbind_copy_out = defop("unbind_copy.int_out(Tensor self, int dim=0, *, Tensor(a
 def unbind_copy_out_kernel(self: TensorImpl, dim: int, *, out: list[TensorImpl]) -> None:
     """unbind's slices copied into the `out` tensors. Torch: unbind_copy_int_out."""
     _copy_pieces(aten.unbind.int(self, dim), out, "unbind_copy_int_out", resize=True)
-
-
-# --- the scatter-backs of views -----------------------------------------------------------
-
-
-def clone_preserve_strides(self: TensorImpl) -> Any:
-    """A copy of `self` with its strides and storage offset: the whole storage cloned and
-    viewed with `self`'s geometry (a plain clone when elements overlap, as in an expand).
-
-    Torch: clone_preserve_strides in TensorShape.cpp (see Note [*_scatter ops preserve
-    strides]).
-    """
-    if layout.has_internal_overlap(self._size, self._stride):
-        return aten.clone.default(self)
-    whole = aten.as_strided.default(self, [self._storage.size_elements], [1], 0)
-    return aten.as_strided.default(
-        aten.clone.default(whole), list(self._size), list(self._stride), self._storage_offset
-    )
-
-
-def _scatter_into(output: TensorImpl, window: TensorImpl, src: TensorImpl) -> Any:
-    """`src` copied into `window` (a view of `output`) after torch's shape check."""
-    if window._size != src._size:
-        raise RuntimeError(
-            "expected src to have a size equal to the slice of self. src size = "
-            f"{_format(src._size)}, slice size = {_format(window._size)}"
-        )
-    aten.copy_.default(window, src)
-    return output
-
-
-select_scatter = defop("select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor")
-
-
-@select_scatter.kernel(CEANF)
-def select_scatter_kernel(self: TensorImpl, src: TensorImpl, dim: int, index: int) -> Any:
-    """`self` with `src` written over self.select(dim, index). Torch: select_scatter."""
-    output = clone_preserve_strides(self)
-    return _scatter_into(output, aten.select.int(output, dim, index), src)
-
-
-select_scatter_out = defop(
-    "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) "
-    "-> Tensor(a!)"
-)
-
-
-@select_scatter_out.kernel(CEA)
-def select_scatter_out_kernel(
-    self: TensorImpl, src: TensorImpl, dim: int, index: int, *, out: TensorImpl
-) -> Any:
-    """select_scatter into `out`. Torch: the generated out= form of select_scatter."""
-    return copy_to_out(aten.select_scatter.default(self, src, dim, index), out)
-
-
-slice_scatter = defop(
-    "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, "
-    "SymInt step=1) -> Tensor"
-)
-
-
-@slice_scatter.kernel(CEANF)
-def slice_scatter_kernel(
-    self: TensorImpl,
-    src: TensorImpl,
-    dim: int,
-    start: int | None,
-    end: int | None,
-    step: int,
-) -> Any:
-    """`self` with `src` written over self.slice(dim, start, end, step).
-
-    Torch: slice_scatter in TensorShape.cpp.
-    """
-    output = clone_preserve_strides(self)
-    return _scatter_into(output, aten.slice.Tensor(output, dim, start, end, step), src)
-
-
-slice_scatter_out = defop(
-    "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, "
-    "SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)"
-)
-
-
-@slice_scatter_out.kernel(CEA)
-def slice_scatter_out_kernel(
-    self: TensorImpl,
-    src: TensorImpl,
-    dim: int,
-    start: int | None,
-    end: int | None,
-    step: int,
-    *,
-    out: TensorImpl,
-) -> Any:
-    """slice_scatter into `out`. Torch: the generated out= form of slice_scatter."""
-    return copy_to_out(aten.slice_scatter.default(self, src, dim, start, end, step), out)
-
-
-diagonal_scatter = defop(
-    "diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"
-)
-
-
-@diagonal_scatter.kernel(CEANF)
-def diagonal_scatter_kernel(
-    self: TensorImpl, src: TensorImpl, offset: int, dim1: int, dim2: int
-) -> Any:
-    """`self` with `src` written over self.diagonal(offset, dim1, dim2).
-
-    Torch: diagonal_scatter in TensorShape.cpp.
-    """
-    output = clone_preserve_strides(self)
-    return _scatter_into(output, aten.diagonal.default(output, offset, dim1, dim2), src)
-
-
-diagonal_scatter_out = defop(
-    "diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, "
-    "Tensor(a!) out) -> Tensor(a!)"
-)
-
-
-@diagonal_scatter_out.kernel(CEA)
-def diagonal_scatter_out_kernel(
-    self: TensorImpl, src: TensorImpl, offset: int, dim1: int, dim2: int, *, out: TensorImpl
-) -> Any:
-    """diagonal_scatter into `out`. Torch: the generated out= form of diagonal_scatter."""
-    return copy_to_out(aten.diagonal_scatter.default(self, src, offset, dim1, dim2), out)
-
-
-as_strided_scatter = defop(
-    "as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, "
-    "SymInt? storage_offset=None) -> Tensor"
-)
-
-
-@as_strided_scatter.kernel(CEANF)
-def as_strided_scatter_kernel(
-    self: TensorImpl,
-    src: TensorImpl,
-    size: list[int],
-    stride: list[int],
-    storage_offset: int | None,
-) -> Any:
-    """`self` with `src` written over the as_strided view of its (cloned) storage.
-
-    Torch: as_strided_scatter in TensorShape.cpp: the geometry is relative to the storage of
-    the clone, which clone_preserve_strides lays out as self's.
-    """
-    output = clone_preserve_strides(self)
-    window = aten.as_strided.default(output, size, stride, storage_offset)
-    return _scatter_into(output, window, src)
-
-
-as_strided_scatter_out = defop(
-    "as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, "
-    "SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)"
-)
-
-
-@as_strided_scatter_out.kernel(CEA)
-def as_strided_scatter_out_kernel(
-    self: TensorImpl,
-    src: TensorImpl,
-    size: list[int],
-    stride: list[int],
-    storage_offset: int | None,
-    *,
-    out: TensorImpl,
-) -> Any:
-    """as_strided_scatter into `out`. Torch: the generated out= form of as_strided_scatter."""
-    result = aten.as_strided_scatter.default(self, src, size, stride, storage_offset)
-    return copy_to_out(result, out)
 
 
 # --- narrow_copy --------------------------------------------------------------------------
@@ -545,6 +531,15 @@ def narrow_copy_kernel(self: TensorImpl, dim: int, start: int, length: int) -> A
 
 narrow_copy.kernel(DispatchKey.CPU)(narrow_copy_kernel)
 narrow_copy.kernel(CEANF)(narrow_copy_kernel)
+
+
+@narrow_copy.derivative("self")
+def narrow_copy_backward(
+    grad: Tensor, self_sym_sizes: list[int], dim: int, start: int, length: int
+) -> Tensor:
+    # torch: slice_backward_wrapper(grad, self.sym_sizes(), dim, start, start + length, 1)
+    return slice_backward(grad, self_sym_sizes, dim, start, start + length, 1)
+
 
 narrow_copy_out = defop(
     "narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) "

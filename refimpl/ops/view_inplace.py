@@ -19,6 +19,7 @@ from refimpl.core.tensor import (
 )
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
+from refimpl.ops._backward import Tensor, as_strided_backward, unsqueeze_to
 from refimpl.ops._register import defop
 from refimpl.ops.pointwise import suggest_memory_format
 
@@ -52,6 +53,12 @@ def squeeze__kernel(self: TensorImpl) -> Any:
     return restride_(self, geometry.squeeze(self._geometry(), None))
 
 
+@squeeze_.derivative("self")
+def squeeze__backward(grad: Tensor, self_sym_sizes: tuple[int, ...]) -> Tensor:
+    # torch: unsqueeze_to(grad, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes)
+
+
 squeeze__dim = defop("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)")
 
 
@@ -59,6 +66,12 @@ squeeze__dim = defop("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)")
 def squeeze__dim_kernel(self: TensorImpl, dim: int) -> Any:
     """`dim` removed if its size is 1, in place. Torch: squeeze_.dim in TensorShape.cpp."""
     return restride_(self, geometry.squeeze(self._geometry(), [dim]))
+
+
+@squeeze__dim.derivative("self")
+def squeeze__dim_backward(grad: Tensor, self_sym_sizes: tuple[int, ...], dim: int) -> Tensor:
+    # torch: unsqueeze_to(grad, dim, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes, dim)
 
 
 squeeze__dims = defop("squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)")
@@ -70,6 +83,14 @@ def squeeze__dims_kernel(self: TensorImpl, dim: list[int]) -> Any:
     return restride_(self, geometry.squeeze(self._geometry(), dim))
 
 
+@squeeze__dims.derivative("self")
+def squeeze__dims_backward(
+    grad: Tensor, self_sym_sizes: tuple[int, ...], dim: list[int]
+) -> Tensor:
+    # torch: unsqueeze_to(grad, dim, self.sym_sizes())
+    return unsqueeze_to(grad, self_sym_sizes, dim)
+
+
 unsqueeze_ = defop("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)")
 
 
@@ -77,6 +98,12 @@ unsqueeze_ = defop("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)")
 def unsqueeze__kernel(self: TensorImpl, dim: int) -> Any:
     """A size-1 dim inserted at `dim`, in place. Torch: unsqueeze_ in TensorShape.cpp."""
     return restride_(self, geometry.unsqueeze(self._geometry(), dim))
+
+
+@unsqueeze_.derivative("self")
+def unsqueeze__backward(grad: Tensor, dim: int) -> Tensor:
+    # torch: grad.squeeze(dim)
+    return aten.squeeze.dim(grad, dim)
 
 
 t_ = defop("t_(Tensor(a!) self) -> Tensor(a!)")
@@ -91,6 +118,12 @@ def t__kernel(self: TensorImpl) -> Any:
     return restride_(self, geometry.t(self._geometry()))
 
 
+@t_.derivative("self")
+def t__backward(grad: Tensor) -> Tensor:
+    # torch: grad.t()
+    return aten.t.default(grad)
+
+
 transpose_ = defop("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)")
 
 
@@ -98,6 +131,12 @@ transpose_ = defop("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!
 def transpose__kernel(self: TensorImpl, dim0: int, dim1: int) -> Any:
     """Two dims swapped, in place. Torch: transpose_ in TensorShape.cpp."""
     return restride_(self, geometry.transpose(self._geometry(), dim0, dim1))
+
+
+@transpose_.derivative("self")
+def transpose__backward(grad: Tensor, dim0: int, dim1: int) -> Tensor:
+    # torch: grad.transpose(dim0, dim1)
+    return aten.transpose.int(grad, dim0, dim1)
 
 
 swapdims_ = defop("swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)")
@@ -139,6 +178,18 @@ def as_strided__kernel(
         self._dtype.itemsize,
     )
     return restride_(self, g)
+
+
+@as_strided_.derivative("self")
+def as_strided__backward(
+    grad: Tensor,
+    self_geometry: tuple[tuple[int, ...], tuple[int, ...], int],
+    size: list[int],
+    stride: list[int],
+    storage_offset: int | None,
+) -> Tensor:
+    # torch: as_strided_backward(grad, TensorGeometry(self), size, stride, storage_offset)
+    return as_strided_backward(grad, self_geometry, size, stride, storage_offset)
 
 
 # --- resize_, resize_as_ -----------------------------------------------------------------
