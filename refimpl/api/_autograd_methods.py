@@ -41,24 +41,12 @@ class AutogradMethods:
 
     @requires_grad.setter
     def requires_grad(self: Any, value: bool) -> None:
-        self.requires_grad_(value)
+        # torch: THPVariable_set_requires_grad words its dtype error apart from requires_grad_.
+        _set_requires_grad(self, value, SETTER_DTYPE_ERROR)
 
     def requires_grad_(self: Any, requires_grad: bool = True) -> Any:
         """Set whether autograd records operations on this leaf. Torch: requires_grad_."""
-        if grad_fn(self) is not None:
-            if not requires_grad:
-                raise RuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to "
-                    "use a computed variable in a subgraph that doesn't require "
-                    "differentiation use var_no_grad = var.detach()."
-                )
-            return self
-        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-            raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients"
-            )
-        set_requires_grad(self, requires_grad)
-        return self
+        return _set_requires_grad(self, requires_grad, METHOD_DTYPE_ERROR)
 
     @property
     def grad_fn(self: Any) -> Any:
@@ -191,6 +179,34 @@ class AutogradMethods:
         if not isinstance(value, TensorImpl):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         set_data(self, value)
+
+
+# torch's three texts for an integer tensor asked to require grad: requires_grad_(), the
+# `requires_grad` setter, and a factory's requires_grad=True.
+METHOD_DTYPE_ERROR = "only Tensors of floating point dtype can require gradients"
+SETTER_DTYPE_ERROR = "only Tensors of floating point and complex dtype can require gradients"
+FACTORY_DTYPE_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+def _set_requires_grad(self: Any, requires_grad: bool, dtype_error: str) -> Any:
+    """Torch: requires_grad_ / THPVariable_set_requires_grad on a leaf."""
+    if grad_fn(self) is not None:
+        if not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require "
+                "differentiation use var_no_grad = var.detach()."
+            )
+        return self
+    if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError(dtype_error)
+    set_requires_grad(self, requires_grad)
+    return self
+
+
+def set_requires_grad_for_factory(t: Any) -> Any:
+    """A factory's requires_grad=True. Torch: the binding's set_requires_grad (its text)."""
+    return _set_requires_grad(t, True, FACTORY_DTYPE_ERROR)
 
 
 def _warn_non_leaf_grad() -> None:

@@ -18,6 +18,7 @@ from refimpl._base.dtypes import DType
 from refimpl._base.promotion import default_complex_dtype, get_default_dtype, promote_types
 from refimpl.api import _ranges
 from refimpl.api._args import sizes
+from refimpl.api._autograd_methods import set_requires_grad_for_factory
 from refimpl.api._call import torch_function
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
@@ -47,7 +48,7 @@ def _target(dev: device | str | int | None) -> tuple[device, Backend | None]:
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
-        t.requires_grad_(True)
+        set_requires_grad_for_factory(t)
     return t
 
 

@@ -20,7 +20,7 @@ from refimpl._base.scalars import int_of
 from refimpl._base.size import Size
 from refimpl.api import _serialization, _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
-from refimpl.api._autograd_methods import AutogradMethods
+from refimpl.api._autograd_methods import AutogradMethods, set_requires_grad_for_factory
 from refimpl.api._call import method
 from refimpl.api._indexing import getitem, setitem
 from refimpl.api._methods import TensorMethods
@@ -397,7 +397,7 @@ class Tensor(
         out: Tensor = aten.new_zeros.default(
             self, list(parse_sizes(size, "new_zeros")), dtype=dtype, device=_device_arg(device)
         )
-        return out.requires_grad_(True) if requires_grad else out
+        return set_requires_grad_for_factory(out) if requires_grad else out
 
     def new_ones(
         self,
@@ -410,7 +410,7 @@ class Tensor(
         out: Tensor = aten.new_ones.default(
             self, list(parse_sizes(size, "new_ones")), dtype=dtype, device=_device_arg(device)
         )
-        return out.requires_grad_(True) if requires_grad else out
+        return set_requires_grad_for_factory(out) if requires_grad else out
 
     def new_empty(
         self,
@@ -426,7 +426,7 @@ class Tensor(
         out: Tensor = aten.new_empty.default(
             self, list(parse_sizes(size, "new_empty")), dtype=dtype, device=_device_arg(device)
         )
-        return out.requires_grad_(True) if requires_grad else out
+        return set_requires_grad_for_factory(out) if requires_grad else out
 
     def new_full(
         self,
@@ -449,7 +449,7 @@ class Tensor(
             dtype=dtype,
             device=_device_arg(device),
         )
-        return out.requires_grad_(True) if requires_grad else out
+        return set_requires_grad_for_factory(out) if requires_grad else out
 
     def new_empty_strided(
         self,
@@ -467,7 +467,7 @@ class Tensor(
         out: Tensor = aten.new_empty_strided.default(
             self, list(size), list(stride), dtype=dtype, device=_device_arg(device)
         )
-        return out.requires_grad_(True) if requires_grad else out
+        return set_requires_grad_for_factory(out) if requires_grad else out
 
     # --- dtype and device conversion ----------------------------------------------------
 

@@ -17,6 +17,11 @@ from refimpl.dispatch.overloads import namespace
 aten = namespace("aten")
 
 _INT64 = int64
+_INT64_MAX = 2**63 - 1
+
+
+def _wrap(dim: int, rank: int) -> int:
+    return dim % rank if rank else 0
 
 Tensor: TypeAlias = Any
 """A refimpl.Tensor (the API class, which the ops layer does not import)."""
@@ -147,8 +152,11 @@ def select_backward(grad: Tensor, sizes: Sequence[int], dim: int, index: int) ->
 def slice_backward(
     grad: Tensor, sizes: Sequence[int], dim: int, start: int | None, end: int | None, step: int
 ) -> Tensor:
-    """Zeros of the input's size with `grad` at the slice. Torch: slice_backward_wrapper."""
-    return aten.slice_scatter.default(_zeros(grad, sizes), grad, dim, start, end, step)
+    """`grad` scattered into zeros of the input's size. Torch: slice_backward_wrapper."""
+    zeros = aten.new_zeros.default(grad, list(sizes))
+    start = 0 if start is None else start
+    end = _INT64_MAX if end is None else end
+    return aten.slice_scatter.default(zeros, grad, dim, start, end, step)
 
 
 def diagonal_backward(
@@ -227,59 +235,56 @@ def _extent(size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> int:
     return offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
 
 
-def unfold_backward(grad: Tensor, sizes: Sequence[int], dimension: int, size: int, step: int) -> Tensor:
-    """Each window's gradient added back at its place. Torch: unfold_backward."""
-    rank = len(sizes)
-    if rank == 0:
-        return aten.view.default(grad, [])  # a 0-dim input unfolds to one window of size 1
-    d = dimension % rank
-    result = _zeros(grad, sizes)
-    windows = grad._size[d] if rank else 1
-    for w in range(windows):
-        # window w covers [w * step, w * step + size) of `dimension`; its values sit in the
-        # last dim of grad.
-        piece = aten.select.int(grad, d, w) if rank else grad
-        piece = aten.movedim.int(piece, -1, d) if rank else piece
-        current = aten.slice.Tensor(result, d, w * step, w * step + size, 1)
-        summed = aten.add.Tensor(current, piece)
-        result = aten.slice_scatter.default(result, summed, d, w * step, w * step + size, 1)
+def unfold_backward(
+    grad: Tensor, sizes: Sequence[int], dimension: int, size: int, step: int
+) -> Tensor:
+    """The windows' gradients added back at their places: window element k of every
+    window lands on positions k, k + step, ... of `dimension`. Torch: unfold_backward (an
+    aten op there; a sum of strided scatters here)."""
+    dim = _wrap(dimension, len(sizes))
+    windows = grad._size[dim] if sizes else 1
+    zeros = aten.new_zeros.default(grad, list(sizes))
+    result = zeros
+    for k in range(size):
+        element = aten.select.int(grad, -1, k)
+        if not sizes:
+            return aten.add.Tensor(zeros, element)
+        placed = aten.slice_scatter.default(
+            zeros, element, dim, k, k + (windows - 1) * step + 1, step
+        )
+        result = aten.add.Tensor(result, placed)
     return result
 
 
-def _filled(grads: Sequence[Tensor | None], like_sizes: Sequence[Sequence[int]], dtype: Any, device: Any) -> list[Tensor]:
-    return [
-        aten.zeros.default(list(sizes), dtype=dtype, device=device) if g is None else g
-        for g, sizes in zip(grads, like_sizes, strict=True)
-    ]
-
-
 def split_with_sizes_backward(
-    grads: Sequence[Tensor | None],
-    split_sizes: Sequence[int],
-    dim: int,
-    sizes: Sequence[int],
-    options: tuple[DType, Any],
+    grads: Sequence[Tensor | None], split_sizes: Sequence[int], dim: int, sizes: Sequence[int]
 ) -> Tensor:
-    """The pieces' gradients concatenated, zeros for pieces without one. Torch:
-    split_with_sizes_backward."""
-    d = dim % len(sizes)
-    piece_sizes = [[*sizes[:d], n, *sizes[d + 1 :]] for n in split_sizes]
-    return aten.cat.default(_filled(grads, piece_sizes, *options), d)
+    """The pieces' gradients joined back along `dim`, zeros for a piece without one.
+
+    Torch: split_with_sizes_backward (its zeros take the options of a defined gradient here:
+    they are self's, the pieces' dtype and device).
+    """
+    dim = _wrap(dim, len(sizes))
+    defined = next(g for g in grads if g is not None)
+    pieces = []
+    for grad, length in zip(grads, split_sizes, strict=True):
+        if grad is None:
+            shape = list(sizes)
+            shape[dim] = length
+            grad = aten.new_zeros.default(defined, shape)
+        pieces.append(grad)
+    return aten.cat.default(pieces, dim)
 
 
 def split_backward(
-    grads: Sequence[Tensor | None],
-    split_size: int,
-    dim: int,
-    sizes: Sequence[int],
-    options: tuple[DType, Any],
+    grads: Sequence[Tensor | None], split_size: int, dim: int, sizes: Sequence[int]
 ) -> Tensor:
-    """Torch: split_backward (the sizes split.Tensor made, then split_with_sizes_backward)."""
-    d = dim % len(sizes)
-    total = sizes[d]
-    count = max(1, -(-total // split_size)) if split_size else 1
-    split_sizes = [min(split_size, total - i * split_size) for i in range(count)]
-    return split_with_sizes_backward(grads, split_sizes, dim, sizes, options)
+    """Torch: split_backward (the last piece takes what is left of the dim)."""
+    dim = _wrap(dim, len(sizes))
+    count = len(grads)
+    split_sizes = [split_size] * count
+    split_sizes[-1] = split_size - (split_size * count - sizes[dim])
+    return split_with_sizes_backward(grads, split_sizes, dim, sizes)
 
 
 def unbind_backward(grads: Sequence[Tensor | None], dim: int) -> Tensor:

@@ -95,48 +95,6 @@ def block_diag_backward(
 # --- splits -----------------------------------------------------------------------------------
 
 
-def split_with_sizes_backward(
-    grads: Sequence[Tensor | None], split_sizes: Sequence[int], dim: int, sizes: Sequence[int]
-) -> Tensor:
-    """The pieces' gradients joined back along `dim`, zeros for a piece without one.
-
-    Torch: split_with_sizes_backward (its zeros take the options of a defined gradient here:
-    they are self's, the pieces' dtype and device).
-    """
-    dim = _wrap(dim, len(sizes))
-    defined = next(g for g in grads if g is not None)
-    pieces = []
-    for grad, length in zip(grads, split_sizes, strict=True):
-        if grad is None:
-            shape = list(sizes)
-            shape[dim] = length
-            grad = aten.new_zeros.default(defined, shape)
-        pieces.append(grad)
-    return aten.cat.default(pieces, dim)
-
-
-def split_backward(
-    grads: Sequence[Tensor | None], split_size: int, dim: int, sizes: Sequence[int]
-) -> Tensor:
-    """Torch: split_backward (the last piece takes what is left of the dim)."""
-    dim = _wrap(dim, len(sizes))
-    count = len(grads)
-    split_sizes = [split_size] * count
-    split_sizes[-1] = split_size - (split_size * count - sizes[dim])
-    return split_with_sizes_backward(grads, split_sizes, dim, sizes)
-
-
-def unbind_backward(grads: Sequence[Tensor | None], dim: int) -> Tensor:
-    """The slices' gradients stacked back, zeros for a slice without one.
-
-    Torch: unbind_backward."""
-    defined = next(g for g in grads if g is not None)
-    zeros = [
-        g if g is not None else aten.new_zeros.default(defined, list(defined._size)) for g in grads
-    ]
-    return aten.stack.default(zeros, dim)
-
-
 # --- reorders ---------------------------------------------------------------------------------
 
 
@@ -162,72 +120,6 @@ def repeat_backward(grad: Tensor, repeats: Sequence[int], sizes: Sequence[int]) 
 
 
 # --- the views' backwards (for the *_copy ops) -------------------------------------------------
-
-
-def select_backward(grad: Tensor, sizes: Sequence[int], dim: int, index: int) -> Tensor:
-    """`grad` scattered into zeros of the input's size at `index`. Torch: select_backward."""
-    zeros = aten.new_zeros.default(grad, list(sizes))
-    return aten.select_scatter.default(zeros, grad, dim, index)
-
-
-def slice_backward(
-    grad: Tensor, sizes: Sequence[int], dim: int, start: int | None, end: int | None, step: int
-) -> Tensor:
-    """`grad` scattered into zeros of the input's size. Torch: slice_backward_wrapper."""
-    zeros = aten.new_zeros.default(grad, list(sizes))
-    start = 0 if start is None else start
-    end = _INT64_MAX if end is None else end
-    return aten.slice_scatter.default(zeros, grad, dim, start, end, step)
-
-
-def diagonal_backward(
-    grad: Tensor, sizes: Sequence[int], offset: int, dim1: int, dim2: int
-) -> Tensor:
-    """`grad` written on the diagonal of zeros. Torch: diagonal_backward."""
-    zeros = aten.new_zeros.default(grad, list(sizes))
-    return aten.diagonal_scatter.default(zeros, grad, offset, dim1, dim2)
-
-
-def unfold_backward(
-    grad: Tensor, sizes: Sequence[int], dimension: int, size: int, step: int
-) -> Tensor:
-    """The windows' gradients added back at their places: window element k of every
-    window lands on positions k, k + step, ... of `dimension`. Torch: unfold_backward (an
-    aten op there; a sum of strided scatters here)."""
-    dim = _wrap(dimension, len(sizes))
-    windows = grad._size[dim] if sizes else 1
-    zeros = aten.new_zeros.default(grad, list(sizes))
-    result = zeros
-    for k in range(size):
-        element = aten.select.int(grad, -1, k)
-        if not sizes:
-            return aten.add.Tensor(zeros, element)
-        placed = aten.slice_scatter.default(
-            zeros, element, dim, k, k + (windows - 1) * step + 1, step
-        )
-        result = aten.add.Tensor(result, placed)
-    return result
-
-
-def permute_backwards(grad: Tensor, dims: Sequence[int]) -> Tensor:
-    """`grad` permuted back. Torch: permute_backwards."""
-    rank = len(dims)
-    inverse = [0] * rank
-    for i, d in enumerate(dims):
-        inverse[_wrap(d, rank)] = i
-    return aten.permute.default(grad, inverse)
-
-
-def unsqueeze_to(grad: Tensor, sizes: Sequence[int], dims: Sequence[int] | None = None) -> Tensor:
-    """`grad` with a dim of size 1 put back at each squeezed dim (of `dims`, or any).
-
-    Torch: unsqueeze_to."""
-    rank = len(sizes)
-    chosen = set(range(rank)) if dims is None else {_wrap(d, rank) for d in dims}
-    for d in range(rank):
-        if d in chosen and sizes[d] == 1:
-            grad = aten.unsqueeze.default(grad, d)
-    return grad
 
 
 # --- distances --------------------------------------------------------------------------------

@@ -16,8 +16,7 @@ from refimpl.core import strides as geometry
 from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import TensorImpl, make_tensor
 from refimpl.dispatch.overloads import namespace
-from refimpl.ops._backward import Tensor
-from refimpl.ops._backward_products import split_backward, split_with_sizes_backward
+from refimpl.ops._backward import Tensor, split_backward, split_with_sizes_backward
 from refimpl.ops._reduction import same_as_out
 from refimpl.ops._register import defop
 

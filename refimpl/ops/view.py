@@ -538,10 +538,9 @@ def split_backward_self(
     split_size: int,
     dim: int,
     self_sym_sizes: tuple[int, ...],
-    self_options: tuple[DType, Any],
 ) -> Tensor:
     # torch: split_backward(grads, split_size, dim, self.sym_sizes(), self.options())
-    return split_backward(grads, split_size, dim, self_sym_sizes, self_options)
+    return split_backward(grads, split_size, dim, self_sym_sizes)
 
 
 split_with_sizes = defop(
@@ -580,10 +579,9 @@ def split_with_sizes_backward_self(
     split_sizes: list[int],
     dim: int,
     self_sym_sizes: tuple[int, ...],
-    self_options: tuple[DType, Any],
 ) -> Tensor:
     # torch: split_with_sizes_backward(grads, split_sizes, dim, self.sym_sizes(), self.options())
-    return split_with_sizes_backward(grads, split_sizes, dim, self_sym_sizes, self_options)
+    return split_with_sizes_backward(grads, split_sizes, dim, self_sym_sizes)
 
 
 unbind = defop("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]")

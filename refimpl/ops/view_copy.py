@@ -18,14 +18,16 @@ from refimpl._base.keys import DispatchKey
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, resize_for_output
 from refimpl.dispatch.overloads import OpOverload, namespace
-from refimpl.ops._backward import Tensor, as_strided_backward, sum_to
-from refimpl.ops._backward_products import (
+from refimpl.ops._backward import (
+    Tensor,
+    as_strided_backward,
     diagonal_backward,
     permute_backwards,
     select_backward,
     slice_backward,
     split_backward,
     split_with_sizes_backward,
+    sum_to,
     unbind_backward,
     unfold_backward,
     unsqueeze_to,
