@@ -89,11 +89,14 @@ PENDING: frozenset[str] = frozenset()
     ],
 )
 def test_refimpl_graph_matches_torch(name: str) -> None:
-    pytest.importorskip(
-        "refimpl.autograd",
-        reason="refimpl has no autograd yet (issue 12: Autograd as a dispatch key); "
-        "these graph comparisons run once refimpl.autograd exists",
-    )
     import refimpl
 
-    assert_same(run(refimpl, name), run(torch, name), name)
+    try:
+        ours = run(refimpl, name)
+    except NotImplementedError as error:
+        # A backend without a function outside the Array API standard (array-api-strict has
+        # no `complex`) says so, naming itself: not a graph difference.
+        if "backend has no" not in str(error):
+            raise
+        pytest.skip(str(error).splitlines()[0])
+    assert_same(ours, run(torch, name), name)

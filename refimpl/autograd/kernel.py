@@ -124,11 +124,17 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
             return redispatch_below(op, keyset, args, kwargs)
         if inplace:
             check_inplace(args[0], True)
-        needed = [
-            plan
-            for plan in spec.plans
-            if any(edges[i] is not None for p in plan.inputs for i in range(*spans[p]))
-        ]
+        if spec.simple_inputs is not None:
+            # One edge per input: a plan runs if an edge of its inputs leads somewhere.
+            needed = [
+                plan for plan in spec.plans if any(edges[i] is not None for i in plan.inputs)
+            ]
+        else:
+            needed = [
+                plan
+                for plan in spec.plans
+                if any(edges[i] is not None for p in plan.inputs for i in range(*spans[p]))
+            ]
         saved: dict[str, Any] = {
             p.name: save_value(p, spec, args, kwargs) for p in spec.always_saved
         }

@@ -81,7 +81,8 @@ def gradient_edge(t: TensorImpl) -> Edge | None:
     meta: AutogradMeta | None = t._autograd_meta
     if meta is None:
         return None
-    node = current_grad_fn(t)
+    # Only a view's grad_fn can need making again; any other tensor's is as recorded.
+    node = meta.grad_fn if t._base is None else current_grad_fn(t)
     if node is not None:
         return node, meta.output_nr
     if meta.requires_grad:

@@ -335,7 +335,7 @@ class OpOverloadPacket:
         self.__name__ = qualified_op.partition("::")[2]
         self._overload_names: list[str] = []
         self._resolution: tuple[OpOverload, ...] = ()
-        self._by_types: dict[tuple[type, ...], OpOverload | None] = {}
+        self._by_types: dict[tuple[type, ...], tuple[OpOverload, bool] | None] = {}
         self._refresh()
 
     def _refresh(self) -> None:
@@ -366,15 +366,24 @@ class OpOverloadPacket:
         """Call the first overload that accepts the arguments. Torch: OpOverloadPacket.__call__."""
         types: tuple[type, ...] | None = None
         if not kwargs:
-            # Note [Packet resolution by types]: where the answer depends only on the
-            # arguments' types, the overload the scan below chose for them last time (None:
-            # these types need the scan).
+            # Note [Packet resolution by types]: where the overloads before it refuse by the
+            # arguments' types alone, the overload the scan below chose for these types last
+            # time (None: these types need the scan). If its binder only validates types, the
+            # arguments go in as they are; else it binds them (converting values, `1` to
+            # `[1]` for an int[] dim), and a refusal sends the call to the scan as before.
             types = tuple(map(type, args))
             chosen = self._by_types.get(types)
             if chosen is not None:
-                # The scan accepted these types, validating them only (_decided_by_types).
-                return chosen.call_validated(args)
-            if types in self._by_types:
+                op, validated = chosen
+                if validated:
+                    return op.call_validated(args)
+                try:
+                    bound_args, bound_kwargs = op._binder.bind(args, kwargs)
+                except SchemaMatchError:
+                    pass
+                else:
+                    return op.call_bound(bound_args, bound_kwargs)
+            elif types in self._by_types:
                 types = None
         if not self._resolution:
             self._resolution = tuple(getattr(self, name) for name in self.overloads())
@@ -386,20 +395,21 @@ class OpOverloadPacket:
                 reasons.append(mismatch)
                 continue
             if types is not None and len(self._by_types) < 64:
-                self._by_types[types] = op if self._decided_by_types(op, len(args)) else None
+                self._by_types[types] = self._decided_by_types(op, len(args))
             return op.call_bound(bound_args, bound_kwargs)
         raise match_failure(reasons)
 
-    def _decided_by_types(self, chosen: OpOverload, n_args: int) -> bool:
-        """Whether, for positional arguments only, the scan's choice of `chosen` follows from
-        the arguments' types alone: every binder up to it only validates types (no value
-        conversions), and `chosen` takes exactly `n_args` positional arguments."""
+    def _decided_by_types(self, chosen: OpOverload, n_args: int) -> tuple[OpOverload, bool] | None:
+        """For positional arguments only: (`chosen`, whether its binder only validates them)
+        if the scan's choice follows from the arguments' types (every binder before it
+        refuses by types alone), else None."""
         for op in self._resolution:
-            if not op._binder.validates_types_only(n_args):
-                return False
             if op is chosen:
-                return op._binder.completes(n_args)
-        return False
+                validated = op._binder.validates_types_only(n_args) and op._binder.completes(n_args)
+                return op, validated
+            if not op._binder.validates_types_only(n_args):
+                return None
+        return None
 
     def resolve(self, *args: Any, **kwargs: Any) -> OpOverload:
         """The overload a call with these arguments binds to (no call is made)."""
