@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from refimpl._base.dtypes import bool_, complex128, float64, int64
-from refimpl.autograd.graph import FREED_MESSAGE, Node, SavedVariable
+from refimpl.autograd.graph import FREED_MESSAGE, NO_HOOKS, SEQUENCE, Node, SavedVariable
 from refimpl.autograd.variable import Edge
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
@@ -176,6 +176,12 @@ class NodeSpec:
                 if p.kind in (ARGUMENT, FACT) and not p.tensor:
                     always.setdefault(p.name, p)
         self.always_saved = tuple(always.values())
+        self.always_savers = tuple((p.name, saver(p)) for p in self.always_saved)
+        self.saves_tensors = any(
+            p.kind == ARGUMENT and p.tensor for plan in self.plans for p in plan.params
+        )
+        """Whether a formula reads an input tensor (saved only for the inputs that need it)."""
+        """(name, function of (args, kwargs)) for each of them, decided here."""
         outputs: dict[str, Parameter] = {}
         for plan in self.plans:
             for p in plan.params:
@@ -239,7 +245,13 @@ class FormulaNode(Node):
         spans: tuple[tuple[int, int], ...],
         saved: dict[str, Any],
     ) -> None:
-        super().__init__(next_edges)
+        # Node.__init__, written out: a node is made for every op that records.
+        self.next_edges = next_edges
+        self.input_metadata = []
+        self._pre_hooks = self._hooks = self._retains_grad_hooks = NO_HOOKS
+        self._tensor_pre_hooks = NO_HOOKS
+        self._metadata = None
+        self._seq = next(SEQUENCE)
         self._spec = spec
         self._spans = spans
         """Per differentiable input, its (start, stop) among next_edges."""
@@ -388,4 +400,24 @@ def save_value(p: Parameter, spec: NodeSpec, args: tuple[Any, ...], kwargs: dict
     return value
 
 
-Saver = Callable[[Parameter, NodeSpec, tuple[Any, ...], dict[str, Any]], Any]
+Saver = Callable[[tuple[Any, ...], dict[str, Any]], Any]
+
+
+def saver(p: Parameter) -> Saver:
+    """`save_value` for one non-tensor parameter, with where it reads from decided once."""
+    position, source = p.position, p.source
+    if p.kind == FACT:
+        kind = p.fact
+        if kind == "scalar_type" and position >= 0:
+
+            def save_scalar_type(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+                value = args[position]
+                return value._dtype if isinstance(value, TensorImpl) else _fact(kind, value)
+
+            return save_scalar_type
+        if position >= 0:
+            return lambda args, kwargs: _fact(kind, args[position])
+        return lambda args, kwargs: _fact(kind, kwargs[source])
+    if position >= 0:
+        return lambda args, kwargs: args[position]
+    return lambda args, kwargs: kwargs[source]

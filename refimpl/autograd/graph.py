@@ -23,7 +23,7 @@ Hook = Callable[..., Any]
 
 # torch: the thread-local sequence number of Node (at::sequence_number); the engine runs
 # ready nodes with larger numbers first (made later in the forward pass).
-_SEQUENCE = itertools.count()
+SEQUENCE = itertools.count()
 # torch: AccumulateGrad's sequence number is UINT64_MAX, so it runs as soon as it is ready.
 ACCUMULATE_PRIORITY = 2**64 - 1
 
@@ -43,7 +43,7 @@ class InputMetadata(NamedTuple):
 
 
 _new_tuple = tuple.__new__
-_NO_HOOKS: Final[dict[int, Any]] = {}  # read-only by convention: a node's hooks until it has one
+NO_HOOKS: Final[dict[int, Any]] = {}  # read-only by convention: a node's hooks until it has one
 
 
 class RemovableHandle:
@@ -97,12 +97,12 @@ class Node:
         self.input_metadata: list[InputMetadata | None] = []
         # Hook dicts and metadata are made on first use: most nodes never get any, and a
         # node is made for every op that records.
-        self._pre_hooks: dict[int, Hook] = _NO_HOOKS
-        self._hooks: dict[int, Hook] = _NO_HOOKS
-        self._tensor_pre_hooks: dict[int, tuple[int, Hook]] = _NO_HOOKS
-        self._retains_grad_hooks: dict[int, Hook] = _NO_HOOKS
+        self._pre_hooks: dict[int, Hook] = NO_HOOKS
+        self._hooks: dict[int, Hook] = NO_HOOKS
+        self._tensor_pre_hooks: dict[int, tuple[int, Hook]] = NO_HOOKS
+        self._retains_grad_hooks: dict[int, Hook] = NO_HOOKS
         self._metadata: dict[str, Any] | None = None
-        self._seq = next(_SEQUENCE)
+        self._seq = next(SEQUENCE)
 
     # --- what Python sees (torch.autograd.graph.Node) -----------------------------------
 
@@ -126,21 +126,21 @@ class Node:
     def register_hook(self, fn: Hook) -> RemovableHandle:
         """`fn(grad_inputs, grad_outputs)` after the node ran; a non-None return replaces
         grad_inputs. Torch: Node.register_hook."""
-        if self._hooks is _NO_HOOKS:
+        if self._hooks is NO_HOOKS:
             self._hooks = {}
         return add_hook(self._hooks, fn)
 
     def register_prehook(self, fn: Hook) -> RemovableHandle:
         """`fn(grad_outputs)` before the node runs; a non-None return replaces them.
         Torch: Node.register_prehook."""
-        if self._pre_hooks is _NO_HOOKS:
+        if self._pre_hooks is NO_HOOKS:
             self._pre_hooks = {}
         return add_hook(self._pre_hooks, fn)
 
     def set_retains_grad_hook(self, output_nr: int, fn: Hook) -> None:
         """The hook that keeps output `output_nr`'s gradient in its `.grad` (retain_grad).
         Torch: Node::add_retains_grad_hook."""
-        if self._retains_grad_hooks is _NO_HOOKS:
+        if self._retains_grad_hooks is NO_HOOKS:
             self._retains_grad_hooks = {}
         self._retains_grad_hooks[output_nr] = fn
 
@@ -165,7 +165,7 @@ class Node:
     def add_tensor_pre_hook(self, output_nr: int, fn: Hook) -> RemovableHandle:
         """A hook of this node's `output_nr`-th output tensor: `fn(grad)` before the node
         runs; a non-None return replaces the gradient. Torch: Node::add_tensor_pre_hook."""
-        if self._tensor_pre_hooks is _NO_HOOKS:
+        if self._tensor_pre_hooks is NO_HOOKS:
             self._tensor_pre_hooks = {}
         handle = RemovableHandle(self._tensor_pre_hooks)
         self._tensor_pre_hooks[handle.id] = (output_nr, fn)
@@ -323,9 +323,14 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: TensorImpl) -> None:
-        super().__init__(())
+        # Node.__init__, written out: an accumulator is made for each leaf of each graph.
+        self.next_edges = ()
+        self.input_metadata = [(variable._size, variable._dtype, variable._storage.device)]  # type: ignore[list-item]
+        self._pre_hooks = self._hooks = self._retains_grad_hooks = NO_HOOKS
+        self._tensor_pre_hooks = NO_HOOKS
+        self._metadata = None
+        self._seq = next(SEQUENCE)
         self.variable = variable
-        self.add_input_metadata(variable)
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

@@ -18,18 +18,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from refimpl._base.dtypes import Category
 from refimpl._base.keys import (
     AFTER_AUTOGRAD,
     AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS,
+    REQUIRES_GRAD_BIT,
     SLOT_INDEX,
     DispatchKey,
     DispatchKeySet,
 )
 from refimpl._base.spec import AutogradFacts, autograd_facts
-from refimpl.autograd.functions import ARGUMENT, FACT, NodeSpec, save_value
+from refimpl.autograd.functions import ARGUMENT, NodeSpec, save_value
 from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import Node, SavedVariable
-from refimpl.autograd.variable import set_history
+from refimpl.autograd.variable import AutogradMeta, set_history
 from refimpl.autograd.views import (
     DEFAULT,
     MULTI_OUTPUT_NODE,
@@ -54,9 +56,13 @@ _BELOW_AD_INPLACE_OR_VIEW: Final = AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS.raw
 AutogradKernel = Callable[..., Any]
 
 
+# torch: isDifferentiableType: floating point and complex dtypes.
+DIFFERENTIABLE: Final = frozenset((Category.FLOATING, Category.COMPLEX))
+
+
 def differentiable(t: TensorImpl) -> bool:
     """Torch: isDifferentiableType: floating point and complex dtypes."""
-    return t._dtype.is_floating_point or t._dtype.is_complex
+    return t._dtype.category in DIFFERENTIABLE
 
 
 def redispatch_below(
@@ -107,6 +113,7 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
     (with the ADInplaceOrView part for views: as_view, and for in-place ops on views:
     rebase_history)."""
     first = spec.inputs[0].name if spec.inputs else ""
+    simple_inputs, simple_spans = spec.simple_inputs, spec.simple_spans
     schema_first = op._schema.arguments[0] if op._schema.arguments else None
     alias = None if schema_first is None else schema_first.alias_info
     is_view_op = alias is not None and not alias.is_write
@@ -119,50 +126,57 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
                     if isinstance(out, TensorImpl) and out._base is not None:
                         mark_view(out, NO_GRAD_MODE)
             return result
-        edges, spans = _edges(spec, args, kwargs)
+        if simple_inputs is not None:
+            # _edges for ops whose differentiable inputs are single positional tensors.
+            edges = tuple(
+                [
+                    gradient_edge(value) if isinstance(value, TensorImpl) else None
+                    for value in [args[i] for i in simple_inputs]
+                ]
+            )
+            spans = simple_spans
+        else:
+            edges, spans = _edges(spec, args, kwargs)
         if all(edge is None for edge in edges):
             return redispatch_below(op, keyset, args, kwargs)
         if inplace:
             check_inplace(args[0], True)
-        if spec.simple_inputs is not None:
-            # One edge per input: a plan runs if an edge of its inputs leads somewhere.
-            needed = [
-                plan for plan in spec.plans if any(edges[i] is not None for i in plan.inputs)
-            ]
-        else:
-            needed = [
-                plan
-                for plan in spec.plans
-                if any(edges[i] is not None for p in plan.inputs for i in range(*spans[p]))
-            ]
-        saved: dict[str, Any] = {
-            p.name: save_value(p, spec, args, kwargs) for p in spec.always_saved
-        }
-        for plan in needed:
-            for p in plan.params:
-                if (p.kind == ARGUMENT or p.kind == FACT) and p.name not in saved:
-                    if inplace and p.kind == ARGUMENT and p.source == first:
-                        # torch: an in-place op whose formula reads self's value saves a
-                        # copy made before the write (original_self = self.clone()).
-                        saved[p.name] = SavedVariable(aten.clone.default(args[0]), is_output=False)
-                    else:
-                        saved[p.name] = save_value(p, spec, args, kwargs)
+        saved: dict[str, Any] = {name: save(args, kwargs) for name, save in spec.always_savers}
+        if spec.saves_tensors:
+            # Input tensors are saved for the formulas that will run: those of inputs that
+            # need a gradient (torch: should_compute_output).
+            for plan in spec.plans:
+                if not any(edges[i] is not None for p in plan.inputs for i in range(*spans[p])):
+                    continue
+                for p in plan.params:
+                    if p.kind == ARGUMENT and p.tensor and p.name not in saved:
+                        if inplace and p.source == first:
+                            # torch: an in-place op whose formula reads self's value saves a
+                            # copy made before the write (original_self = self.clone()).
+                            original = aten.clone.default(args[0])
+                            saved[p.name] = SavedVariable(original, is_output=False)
+                        else:
+                            saved[p.name] = save_value(p, spec, args, kwargs)
         result = redispatch_below(op, keyset, args, kwargs)
         node = spec.node_class(spec, edges, spans, saved)
-        outputs = _outputs(result)
+        outputs = tuple(result) if isinstance(result, (tuple, list)) else (result,)
         for i, out in enumerate(outputs):
             if not (
                 isinstance(out, TensorImpl)
-                and differentiable(out)
+                and out._dtype.category in DIFFERENTIABLE
                 and i not in spec.non_differentiable_outputs
             ):
                 node.input_metadata.append(None)
                 continue
-            node.add_input_metadata(out)
+            node.input_metadata.append((out._size, out._dtype, out._storage.device))  # type: ignore[arg-type]
             if inplace and out._base is not None:
                 rebase_history(out, node)
                 continue
-            set_history(out, node, i)
+            if out._autograd_meta is None:
+                out._autograd_meta = AutogradMeta.of_output(node, i)
+                out._key_set |= REQUIRES_GRAD_BIT
+            else:
+                set_history(out, node, i)
             if is_view_op and out._base is not None:
                 mark_view(out, MULTI_OUTPUT_NODE if len(outputs) > 1 else DEFAULT)
         # torch saves the outputs its formulas read whatever inputs need a gradient.

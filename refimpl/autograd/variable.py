@@ -58,6 +58,14 @@ class AutogradMeta:
         self.view_version: int | None = None
         """For such a view: the version its grad_fn belongs to (torch: attr_version)."""
 
+    @classmethod
+    def of_output(cls, node: Node, output_nr: int) -> AutogradMeta:
+        """The meta of a fresh output of `node`: set_history on a new tensor, in one step."""
+        meta = cls()
+        meta.grad_fn = node
+        meta.output_nr = output_nr
+        return meta
+
 
 def meta_of(t: TensorImpl) -> AutogradMeta:
     """The tensor's AutogradMeta, made on first need. Torch: impl::materialize_autograd_meta."""

@@ -215,6 +215,9 @@ class OpOverload:
         entry = self._entry
         record = entry.direct_records.get(raw)
         if record is None:
+            found = entry.keyset_records.get(raw)
+            if found is not None:  # a kernel taking the key set: an autograd kernel, mostly
+                return found[0].kernel(found[1], *args, **kwargs)
             return self._call_resolved(entry, raw, args, kwargs)
         return record.kernel(*args, **kwargs)
 
