@@ -15,7 +15,8 @@ from refimpl.autograd import gradients
 from refimpl.autograd.graph import RemovableHandle, add_hook, grad_accumulator
 from refimpl.autograd.variable import AutogradMeta, clear_history, meta_of, set_requires_grad
 from refimpl.autograd.views import current_grad_fn as grad_fn
-from refimpl.core.tensor import TensorImpl, requires_grad, set_data
+from refimpl.core.grad_mode import GRAD_STATE
+from refimpl.core.tensor import TensorImpl, is_inference, requires_grad, set_data
 from refimpl.ops import aten, data
 
 
@@ -51,6 +52,11 @@ class AutogradMethods:
     @property
     def grad_fn(self: Any) -> Any:
         return grad_fn(self)
+
+    def is_inference(self: Any) -> bool:
+        """Whether the tensor was made in inference mode. Torch: Tensor.is_inference (see
+        Note [Inference tensors] in core/tensor.py)."""
+        return is_inference(self)
 
     @property
     def is_leaf(self: Any) -> bool:
@@ -200,6 +206,11 @@ def _set_requires_grad(self: Any, requires_grad: bool, dtype_error: str) -> Any:
         return self
     if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError(dtype_error)
+    if requires_grad and is_inference(self) and not GRAD_STATE.inference:
+        raise RuntimeError(
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+            "allowed."
+        )
     set_requires_grad(self, requires_grad)
     return self
 

@@ -162,7 +162,9 @@ def grad(
             f"grad requires one grad_output per output, got {len(grads)} and {len(outs)}"
         )
     if is_grads_batched:
-        raise NotImplementedError("refimpl does not implement is_grads_batched=True yet")
+        return _batched_grad(
+            outs, ins, grads, retain_graph, create_graph, allow_unused, materialize_grads
+        )
     made, was_made = _make_grads(outs, grads, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
@@ -189,3 +191,42 @@ def grad(
                 )
         final.append(value)
     return tuple(final)
+
+
+def _batched_grad(
+    outs: tuple[Any, ...],
+    ins: tuple[Any, ...],
+    grads: tuple[Any, ...],
+    retain_graph: bool | None,
+    create_graph: bool,
+    allow_unused: bool,
+    materialize_grads: bool,
+) -> tuple[Any, ...]:
+    """`grad` for each slice of the grad_outputs' first dim, stacked.
+
+    Torch: is_grads_batched=True runs the backward under vmap over that dim. Differs: refimpl
+    has no vmap and runs one backward per slice (the same values; slower).
+    """
+    _make_grads(outs, grads, is_grads_batched=True)  # torch's shape checks
+    batch = next(g._size[0] for g in grads if isinstance(g, TensorImpl))
+    keep = create_graph if retain_graph is None else retain_graph
+    rows = []
+    for b in range(batch):
+        sliced = [aten.select.int(g, 0, b) if isinstance(g, TensorImpl) else g for g in grads]
+        rows.append(
+            grad(
+                outs,
+                ins,
+                sliced,
+                retain_graph=True if b < batch - 1 else keep,
+                create_graph=create_graph,
+                allow_unused=allow_unused,
+                materialize_grads=materialize_grads,
+            )
+        )
+    return tuple(
+        None
+        if any(row[i] is None for row in rows)
+        else aten.stack.default([row[i] for row in rows], 0)
+        for i in range(len(ins))
+    )

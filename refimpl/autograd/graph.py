@@ -16,7 +16,7 @@ from typing import Any, Final, NamedTuple, Self
 
 from refimpl._base.dtypes import DType
 from refimpl.autograd.variable import Edge, meta_of, set_history
-from refimpl.core.tensor import TensorImpl
+from refimpl.core.tensor import TensorImpl, is_inference
 from refimpl.ops import data
 
 Hook = Callable[..., Any]
@@ -189,6 +189,14 @@ FREED_MESSAGE = (
 )
 
 
+INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+
+
 class _SavedHooks(threading.local):
     def __init__(self) -> None:
         self.stack: list[tuple[Hook, Hook]] = []
@@ -245,6 +253,9 @@ class SavedVariable:
     __slots__ = ("_data", "_freed", "_output_nr", "_packed", "_unpack", "_version")
 
     def __init__(self, t: TensorImpl, *, is_output: bool, output_nr: int = 0) -> None:
+        if is_inference(t):
+            # torch: SavedVariable's constructor.
+            raise RuntimeError(INFERENCE_SAVE_MESSAGE)
         self._version = t._version
         self._output_nr = output_nr if is_output else -1
         """The output's index for a saved output, -1 for a saved input."""

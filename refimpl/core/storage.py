@@ -25,6 +25,7 @@ from typing import Final
 from refimpl._base.device import device, storage_device
 from refimpl._base.dtypes import DType
 from refimpl.core.backend import Array, Backend, missing_dtype
+from refimpl.core.grad_mode import GRAD_STATE
 
 # Fake addresses so that data_ptr() is offset-aware and distinct storages never overlap.
 # Differs: torch reports real memory addresses; only differences and overlaps are meaningful.
@@ -193,3 +194,36 @@ class VersionCounter:
 
     def bump(self) -> None:
         self.version += 1
+
+
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+class InferenceVersionCounter(VersionCounter):
+    """The counter of inference tensors, which track no version: an in-place write is
+    allowed only inside inference mode, and reading the version is an error. One instance
+    serves every inference tensor.
+
+    Torch: inference tensors have no VariableVersion (VariableVersion::bump and
+    current_version raise these errors).
+    """
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        pass
+
+    @property
+    def version(self) -> int:  # type: ignore[override]  # read-only here, by design
+        raise RuntimeError("Inference tensors do not track version counter.")
+
+    def bump(self) -> None:
+        if not GRAD_STATE.inference:
+            raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+
+
+INFERENCE_COUNTER: Final = InferenceVersionCounter()

@@ -21,7 +21,8 @@ from refimpl._base.size import Size
 from refimpl.core import layout
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend, missing_dtype
-from refimpl.core.storage import Storage, VersionCounter
+from refimpl.core.grad_mode import GRAD_STATE
+from refimpl.core.storage import INFERENCE_COUNTER, Storage, VersionCounter
 
 _META: Final = device("meta")
 
@@ -205,6 +206,33 @@ def _key_set_for(device_type: str) -> int:
     return raw
 
 
+# Note [Inference tensors]
+# A tensor made inside inference_mode is an inference tensor (torch: TensorImpl's
+# constructor reads InferenceMode): its key set has no autograd keys and no ADInplaceOrView,
+# and it tracks no version (INFERENCE_COUNTER). Every constructor below reads the thread's
+# inference flag once per tensor; a view keeps its source's kind.
+
+_INFERENCE_KEY_SETS: dict[str, int] = {}
+
+
+def _inference_key_set_for(device_type: str) -> int:
+    raw = _INFERENCE_KEY_SETS.get(device_type)
+    if raw is None:
+        raw = keys.key_set_for_device(device_type, inference=True).raw_repr()
+        _INFERENCE_KEY_SETS[device_type] = raw
+    return raw
+
+
+def is_inference(t: TensorImpl) -> bool:
+    """Torch: Tensor.is_inference (no ADInplaceOrView key)."""
+    return t._counter is INFERENCE_COUNTER
+
+
+def _make_inference(t: TensorImpl, device_type: str) -> None:
+    t._key_set = _inference_key_set_for(device_type)
+    t._counter = INFERENCE_COUNTER
+
+
 # --- metadata tokens -----------------------------------------------------------------------
 # Note [Metadata tokens]
 # The caches of an op's decisions (TensorIterator's plans, the pointwise fast path) key a
@@ -281,6 +309,8 @@ def make_tensor(
     t._key_set = key_set if key_set is not None else _key_set_for(device_type)
     t._counter = version_counter
     t._meta_token = None
+    if GRAD_STATE.inference and version_counter is None:
+        _make_inference(t, device_type)
     t._base = base
     t._autograd_meta = None
     t._array_cache = None
@@ -499,6 +529,8 @@ def tensor_over(
     t._key_set = key_set if key_set is not None else _key_set_for(dev.type)
     t._counter = None
     t._meta_token = None
+    if GRAD_STATE.inference:
+        _make_inference(t, dev.type)
     t._base = None
     t._autograd_meta = None
     t._array_cache = None
@@ -536,6 +568,9 @@ def result_maker(
         t._key_set = key_set
         t._counter = None
         t._meta_token = token
+        if GRAD_STATE.inference:
+            _make_inference(t, dev.type)
+            t._meta_token = None
         t._base = None
         t._autograd_meta = None
         t._array_cache = None
