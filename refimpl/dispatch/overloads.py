@@ -176,9 +176,13 @@ class OpOverload:
         fast path, which returns exactly these arguments).
         """
         if args and isinstance(args[0], TensorImpl):
-            return self.call_validated(args)
+            # call_validated, written out: every Python operator comes this way.
+            completed = self._binder.completed(args)
+            if completed is not None:
+                return self.call_bound(*completed)
         # A first argument that is not a tensor gets the full bind: a Scalar-first overload,
-        # or an operator called unbound, `Tensor.__rsub__(2, 3)`.
+        # or an operator called unbound, `Tensor.__rsub__(2, 3)`; so does a call missing an
+        # argument without a default (the bind raises torch's error).
         return self(*args)
 
     def call_validated(self, args: tuple[Any, ...], keywords: dict[str, Any] | None = None) -> Any:

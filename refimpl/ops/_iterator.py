@@ -216,6 +216,16 @@ def operand_key(value: Operand) -> object:
 
 def operands_key(operands: Sequence[Operand]) -> tuple[object, ...]:
     """What a plan for `operands` depends on: each operand's key and the default dtype."""
+    if len(operands) == 2:
+        # The binary case, unrolled: operand_key's token read inline for tensors.
+        a, b = operands
+        ka = a._meta_token if isinstance(a, TensorImpl) else None
+        kb = b._meta_token if isinstance(b, TensorImpl) else None
+        return (
+            get_default_dtype(),
+            ka if ka is not None else operand_key(a),
+            kb if kb is not None else operand_key(b),
+        )
     key: list[object] = [get_default_dtype()]
     for value in operands:
         # operand_key's token read, inline for the common operand.

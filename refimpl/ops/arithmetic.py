@@ -71,7 +71,7 @@ add = pointwise(
 @add.check
 def add_check(p: Plan, *, alpha: Scalar) -> dict[str, Scalar] | None:
     """Torch: TORCH_META_FUNC2(add, Tensor) checks alpha after building the iterator."""
-    if _one(alpha):
+    if type(alpha) is int and alpha == 1:  # _one, inline: every `x + y` passes here
         return None
     check_alpha(alpha, p.common_dtype)
     if p.backend is None:
