@@ -384,27 +384,28 @@ def node_class(name: str) -> type[FormulaNode]:
     return found
 
 
-def save_value(p: Parameter, spec: NodeSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """What the node keeps for an ARGUMENT or FACT parameter at the call."""
+def save_tensor_argument(p: Parameter, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """What the node keeps of a Tensor-typed argument a formula reads: a SavedVariable (a
+    list of them for a tensor list), or a SavedNumber for a Python number. Other values are
+    saved by the parameter's `saver`."""
     value = args[p.position] if p.position >= 0 else kwargs[p.source]
-    if p.kind == FACT:
-        return _fact(p.fact, value)
     if isinstance(value, TensorImpl):
         return SavedVariable(value, is_output=False)
-    if p.tensor and isinstance(value, (bool, int, float, complex)):
+    if isinstance(value, (bool, int, float, complex)):
         return SavedNumber(value)
-    if isinstance(value, (list, tuple)) and any(isinstance(v, TensorImpl) for v in value):
+    if isinstance(value, (list, tuple)):
         return [
             SavedVariable(v, is_output=False) if isinstance(v, TensorImpl) else v for v in value
         ]
-    return value
+    return value  # None, for an optional tensor not given
 
 
 Saver = Callable[[tuple[Any, ...], dict[str, Any]], Any]
 
 
 def saver(p: Parameter) -> Saver:
-    """`save_value` for one non-tensor parameter, with where it reads from decided once."""
+    """How one non-tensor parameter is saved (a value, or a fact of an input), with where it
+    reads from decided once."""
     position, source = p.position, p.source
     if p.kind == FACT:
         kind = p.fact

@@ -28,7 +28,7 @@ from refimpl._base.keys import (
     DispatchKeySet,
 )
 from refimpl._base.spec import AutogradFacts, autograd_facts
-from refimpl.autograd.functions import ARGUMENT, NodeSpec, save_value
+from refimpl.autograd.functions import ARGUMENT, NodeSpec, save_tensor_argument
 from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import Node, SavedVariable
 from refimpl.autograd.variable import AutogradMeta, set_history
@@ -83,14 +83,8 @@ def redispatch_below(
 def _edges(
     spec: NodeSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[tuple[Any, ...], tuple[tuple[int, int], ...]]:
-    """The next edges (one per tensor of each differentiable input) and each input's span."""
-    if spec.simple_inputs is not None:
-        # Every differentiable input a single tensor given positionally (most ops).
-        edges = tuple(
-            gradient_edge(value) if isinstance(value, TensorImpl) else None
-            for value in [args[i] for i in spec.simple_inputs]
-        )
-        return edges, spec.simple_spans
+    """The next edges (one per tensor of each differentiable input) and each input's span,
+    for ops with a tensor-list or keyword input (the kernel reads simple ones itself)."""
     found: list[Any] = []
     spans = []
     for d in spec.inputs:
@@ -156,7 +150,7 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
                             original = aten.clone.default(args[0])
                             saved[p.name] = SavedVariable(original, is_output=False)
                         else:
-                            saved[p.name] = save_value(p, spec, args, kwargs)
+                            saved[p.name] = save_tensor_argument(p, args, kwargs)
         result = redispatch_below(op, keyset, args, kwargs)
         node = spec.node_class(spec, edges, spans, saved)
         outputs = tuple(result) if isinstance(result, (tuple, list)) else (result,)
