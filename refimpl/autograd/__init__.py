@@ -8,9 +8,11 @@ autograd methods), and its kernels call the operators below autograd.
 
 from __future__ import annotations
 
+from refimpl.autograd import custom_ops as custom_ops
 from refimpl.autograd import function as function
 from refimpl.autograd import functional as functional
 from refimpl.autograd import graph as graph
+from refimpl.autograd import inplace_or_view as _inplace_or_view
 from refimpl.autograd import kernel as _kernel
 from refimpl.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
 from refimpl.autograd.function import Function
@@ -45,4 +47,4 @@ __all__ = [
     "set_grad_enabled",
 ]
 
-_ = _kernel
+_ = _kernel, _inplace_or_view

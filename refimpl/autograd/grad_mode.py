@@ -13,9 +13,11 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
-from refimpl._base.keys import AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS
+from refimpl._base.keys import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from refimpl.core.grad_mode import GRAD_STATE, is_grad_enabled
 from refimpl.dispatch.tls import DISPATCH_TLS
+
+_AD_INPLACE_OR_VIEW = DispatchKeySet(DispatchKey.ADInplaceOrView).raw
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -151,16 +153,23 @@ class inference_mode(_DecoratorContextManager):  # torch's name
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
-        self._saved: tuple[bool, bool, int] = (True, False, 0)
+        self._saved: tuple[bool, bool, int, int] = (True, False, 0, 0)
 
     def __enter__(self) -> None:
-        self._saved = (GRAD_STATE.enabled, GRAD_STATE.inference, DISPATCH_TLS.excluded_raw)
+        tls = DISPATCH_TLS
+        self._saved = (GRAD_STATE.enabled, GRAD_STATE.inference, tls.included_raw, tls.excluded_raw)
         if self.mode:
+            # torch: c10::InferenceMode: autograd keys excluded; ADInplaceOrView leaves the
+            # included set, so it runs only for tensors that carry it (normal tensors, whose
+            # versions still bump), never for inference tensors.
             GRAD_STATE.enabled = False
             GRAD_STATE.inference = True
-            DISPATCH_TLS.excluded_raw |= AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS.raw
+            tls.included_raw &= ~_AD_INPLACE_OR_VIEW
+            tls.excluded_raw |= AUTOGRAD_KEYS.raw
         else:
             GRAD_STATE.inference = False
+            tls.included_raw |= _AD_INPLACE_OR_VIEW
+            tls.excluded_raw &= ~AUTOGRAD_KEYS.raw
 
     def __exit__(
         self,
@@ -168,7 +177,8 @@ class inference_mode(_DecoratorContextManager):  # torch's name
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        GRAD_STATE.enabled, GRAD_STATE.inference, DISPATCH_TLS.excluded_raw = self._saved
+        tls = DISPATCH_TLS
+        GRAD_STATE.enabled, GRAD_STATE.inference, tls.included_raw, tls.excluded_raw = self._saved
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)

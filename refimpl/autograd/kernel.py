@@ -32,15 +32,7 @@ from refimpl.autograd.functions import ARGUMENT, NodeSpec, save_tensor_argument
 from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import Node, SavedVariable
 from refimpl.autograd.variable import AutogradMeta, set_history
-from refimpl.autograd.views import (
-    DEFAULT,
-    MULTI_OUTPUT_NODE,
-    NO_GRAD_MODE,
-    check_inplace,
-    gradient_edge,
-    mark_view,
-    rebase_history,
-)
+from refimpl.autograd.views import check_inplace, gradient_edge, rebase_history
 from refimpl.core.tensor import TensorImpl, requires_grad
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload
@@ -104,8 +96,8 @@ def _outputs(result: Any) -> tuple[Any, ...]:
 
 def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> AutogradKernel:
     """The Autograd kernel of `op` from its node spec. Torch: a generated VariableType kernel
-    (with the ADInplaceOrView part for views: as_view, and for in-place ops on views:
-    rebase_history)."""
+    (check_inplace, the node, redispatch to ADInplaceOrView (inplace_or_view.py), then
+    set_history, or rebase_history for an in-place op on a view)."""
     first = spec.inputs[0].name if spec.inputs else ""
     simple_inputs, simple_spans = spec.simple_inputs, spec.simple_spans
     schema_first = op._schema.arguments[0] if op._schema.arguments else None
@@ -114,12 +106,7 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
 
     def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         if not GRAD_STATE.enabled:
-            result = redispatch_below(op, keyset, args, kwargs)
-            if is_view_op:
-                for out in _outputs(result):
-                    if isinstance(out, TensorImpl) and out._base is not None:
-                        mark_view(out, NO_GRAD_MODE)
-            return result
+            return redispatch_below(op, keyset, args, kwargs)
         if simple_inputs is not None:
             # _edges for ops whose differentiable inputs are single positional tensors.
             edges = tuple(
@@ -131,10 +118,12 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
             spans = simple_spans
         else:
             edges, spans = _edges(spec, args, kwargs)
+        if inplace:
+            # torch: check_inplace(self, compute_requires_grad(...)): a view made in no_grad
+            # mode requires grad through its base but has no edge of its own.
+            check_inplace(args[0], True)
         if all(edge is None for edge in edges):
             return redispatch_below(op, keyset, args, kwargs)
-        if inplace:
-            check_inplace(args[0], True)
         saved: dict[str, Any] = {name: save(args, kwargs) for name, save in spec.always_savers}
         if spec.saves_tensors:
             # Input tensors are saved for the formulas that will run: those of inputs that
@@ -172,7 +161,8 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
             else:
                 set_history(out, node, i)
             if is_view_op and out._base is not None:
-                mark_view(out, MULTI_OUTPUT_NODE if len(outputs) > 1 else DEFAULT)
+                # ADInplaceOrView recorded how the view was made; its grad_fn is current.
+                out._autograd_meta.view_version = out._version
         # torch saves the outputs its formulas read whatever inputs need a gradient.
         for p in spec.saved_outputs:
             out = outputs[p.output]

@@ -60,6 +60,10 @@ def current_grad_fn(t: TensorImpl) -> Node | None:
         return None
     version = t._version
     if meta.view_version != version:
+        if meta.creation is not None and meta.creation != DEFAULT:
+            # torch: handle_view_on_rebase(indirect=true): the base or another of its views
+            # changed in place, and this view may not follow.
+            raise RuntimeError(_view_message(t, meta.creation, indirect=True))
         spec = _as_strided_spec()
         saved = {
             "self_geometry": (base._size, base._stride, base._storage_offset),
@@ -115,29 +119,40 @@ def check_inplace(self: TensorImpl, grad_enabled: bool) -> None:
         )
 
 
-def _view_message(view: TensorImpl, creation: str) -> str:
-    # torch: handle_view_on_rebase's messages.
+def _view_message(view: TensorImpl, creation: str, indirect: bool = False) -> str:
+    # torch: handle_view_on_rebase's messages (variable.cpp).
     meta = view._autograd_meta
     node = None if meta is None else meta.grad_fn
-    # torch names the forward op: UnbindBackward0 -> Unbind.
-    name = node.name().rstrip("0123456789").removesuffix("Backward") if node is not None else ""
+    modified = (
+        "its base or another view of its base has been" if indirect else "is being"
+    )
+    if node is not None:
+        # torch names the forward op: UnbindBackward0 -> Unbind.
+        name = node.name().rstrip("0123456789").removesuffix("Backward")
+        output_nr = 0 if meta is None else meta.output_nr
+        message = f"Output {output_nr} of {name} is a view and {modified} modified inplace."
+    elif creation == INFERENCE_MODE:
+        message = (
+            f"A view was created in inference mode and {modified} modified inplace in normal "
+            "mode."
+        )
+    else:
+        message = (
+            f"A view was created in no_grad mode and {modified} modified inplace with grad "
+            "mode enabled."
+        )
     if creation == MULTI_OUTPUT_NODE:
         return (
-            f"Output {meta.output_nr if meta else 0} of {name} is a view and is being modified "
-            "inplace. This view is the output of a function that returns multiple views. Such "
-            "functions do not allow the output views to be modified inplace. You should replace "
-            "the inplace operation by an out-of-place one."
+            f"{message} This view is the output of a function that returns multiple views. "
+            "Such functions do not allow the output views to be modified inplace. You should "
+            "replace the inplace operation by an out-of-place one."
         )
-    if creation == NO_GRAD_MODE:
-        return (
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-            "You can clarify your code by moving both the view and the inplace either both "
-            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-            "outside (if you want the inplace to be tracked)."
-        )
+    block = "no_grad" if creation == NO_GRAD_MODE else "inference_mode"
     return (
-        "A view was created in inference mode and is being modified inplace in normal mode."
+        f"{message} Given that this use case is ambiguous and error-prone, it is forbidden. "
+        "You can clarify your code by moving both the view and the inplace either both inside "
+        f"the {block} block (if you don't want the inplace to be tracked) or both outside (if "
+        "you want the inplace to be tracked)."
     )
 
 

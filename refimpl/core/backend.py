@@ -232,6 +232,7 @@ def extension(xp: ArrayNamespace, name: str) -> Callable[..., Array]:
 # takes and returns arrays of the backend, elementwise, like scipy.special's functions.
 EXTENSION_NAMES: Final[dict[str, str]] = {
     "fmod": "C fmod: remainder with the sign of the dividend",
+    # Without it refimpl composes it from the standard (refimpl.ops._complex_parts).
     "complex": "the complex number real + i*imag, exact for infinite and NaN parts",
     "frexp": "mantissa and exponent (a pair of arrays), as C frexp",
     "ldexp": "x * 2**n, as C ldexp",

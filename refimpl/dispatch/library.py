@@ -1,17 +1,15 @@
 """`refimpl.library`: defining operators and registering kernels and fallbacks from Python.
 
-Torch: torch/library.py (Library, define, impl, fallback, fallthrough_kernel, register_kernel,
-register_fake) and torch/_library/custom_ops.py (custom_op). Every registration a `Library`
-makes is undone when the Library is destroyed (garbage collected, `_destroy()`, or the end of a
-`_scoped_library` block), as torch's are.
+Torch: torch/library.py (Library, define, impl, fallback, fallthrough_kernel). Every
+registration a `Library` makes is undone when the Library is destroyed (garbage collected,
+`_destroy()`, or the end of a `_scoped_library` block), as torch's are. Operators defined from
+Python functions (custom_op, register_kernel, register_fake, register_autograd) are in
+dispatch/custom_ops.py.
 """
 
 from __future__ import annotations
 
-import inspect
 import sys
-import types
-import typing
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -20,12 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from refimpl._base.device import device
-from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl._base.tags import Tag
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.dispatcher import DISPATCHER
-from refimpl.dispatch.overloads import SCHEMAS, OpOverload, namespace
+from refimpl.dispatch.overloads import SCHEMAS, OpOverload
 from refimpl.dispatch.schema import parse_schema
 from refimpl.dispatch.table import (
     BACKEND_FALLBACKS,
@@ -36,12 +33,9 @@ from refimpl.dispatch.table import (
 
 __all__ = [
     "Library",
-    "custom_op",
     "define",
     "fallthrough_kernel",
     "impl",
-    "register_fake",
-    "register_kernel",
 ]
 
 _KINDS: Final = ("DEF", "IMPL", "FRAGMENT")
@@ -360,14 +354,6 @@ def _keys_for(device_types: str | Sequence[str] | None) -> list[DispatchKey]:
     return keys
 
 
-def _qualified(op: str | OpOverload | CustomOpDef) -> str:
-    if isinstance(op, CustomOpDef):
-        return op._qualname
-    if isinstance(op, OpOverload):
-        return op.name()
-    return op
-
-
 def impl(
     qualname: str,
     types: str | Sequence[str],
@@ -392,198 +378,3 @@ def impl(
         return register
     register(func)
     return None
-
-
-def register_kernel(
-    op: str | OpOverload | CustomOpDef,
-    device_types: str | Sequence[str] | None,
-    func: Callable[..., Any] | None = None,
-    /,
-    *,
-    lib: Library | None = None,
-) -> Any:
-    """Register a kernel of an operator for device types. Torch: torch.library.register_kernel."""
-    if isinstance(op, CustomOpDef):
-        return op.register_kernel(device_types or "default", func)
-    qualname = _qualified(op)
-
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        library = _library_for(qualname, lib)
-        for key in _keys_for(device_types):
-            library.impl(qualname.partition("::")[2], fn, key.name)
-        return fn
-
-    return register if func is None else register(func)
-
-
-def register_fake(
-    op: str | OpOverload | CustomOpDef,
-    func: Callable[..., Any] | None = None,
-    /,
-    *,
-    lib: Library | None = None,
-    allow_override: bool = True,
-) -> Any:
-    """Register the fake (Meta) implementation: shapes and dtypes without data.
-
-    Torch: torch.library.register_fake (registered at the Meta key).
-    """
-    if isinstance(op, CustomOpDef):
-        return op.register_fake if func is None else op.register_fake(func)
-    qualname = _qualified(op)
-
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        library = _library_for(qualname, lib)
-        library.impl(qualname.partition("::")[2], fn, "Meta", allow_override=allow_override)
-        return fn
-
-    return register if func is None else register(func)
-
-
-# --- custom_op --------------------------------------------------------------------------------
-
-
-def _schema_type(annotation: Any, name: str) -> str:
-    # torch: infer_schema in torch/_library/infer_schema.py (the annotation table).
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType) and type(None) in args and len(args) == 2:
-        inner = args[0] if args[1] is type(None) else args[1]
-        return _schema_type(inner, name) + "?"
-    if origin in (list, Sequence, typing.Sequence) and args:
-        return _schema_type(args[0], name) + "[]"
-    if isinstance(annotation, type) and issubclass(annotation, TensorImpl):
-        return "Tensor"
-    table: dict[Any, str] = {
-        int: "SymInt",
-        float: "float",
-        bool: "bool",
-        str: "str",
-        DType: "ScalarType",
-        device: "Device",
-        complex: "complex",
-    }
-    found = table.get(annotation)
-    if found is None:
-        raise ValueError(f"infer_schema(func): Parameter {name} has unsupported type {annotation}.")
-    return found
-
-
-def infer_schema(fn: Callable[..., Any], mutates_args: str | Sequence[str]) -> str:
-    """The schema of a Python function from its annotations. Torch: torch.library.infer_schema."""
-    hints = typing.get_type_hints(fn)
-    signature = inspect.signature(fn)
-    mutated = (
-        set()
-        if mutates_args == "unknown"
-        else set([mutates_args] if isinstance(mutates_args, str) else mutates_args)
-    )
-    parts: list[str] = []
-    alias = 0
-    for param in signature.parameters.values():
-        if param.name not in hints:
-            raise ValueError(
-                f"infer_schema(func): Parameter {param.name} must have a type annotation. "
-                f"Got func with signature {signature})"
-            )
-        text = _schema_type(hints[param.name], param.name)
-        if param.name in mutated:
-            text = text.replace("Tensor", f"Tensor(a{alias}!)", 1)
-            alias += 1
-        default = ""
-        if param.default is not inspect.Parameter.empty:
-            default = "=None" if param.default is None else f"={param.default!r}".replace("'", '"')
-        prefix = (
-            "*, "
-            if param.kind is inspect.Parameter.KEYWORD_ONLY
-            and not any(p.startswith("*") for p in parts)
-            else ""
-        )
-        parts.append(f"{prefix}{text} {param.name}{default}")
-    returns = hints.get("return")
-    if returns is None or returns is type(None):
-        out = "()"
-    elif typing.get_origin(returns) is tuple:
-        out = "(" + ", ".join(_schema_type(a, "return") for a in typing.get_args(returns)) + ")"
-    else:
-        out = _schema_type(returns, "return")
-    return f"({', '.join(parts)}) -> {out}"
-
-
-class CustomOpDef:
-    """An operator defined from a Python function. Torch: torch._library.custom_ops.CustomOpDef.
-
-    The function is the CompositeExplicitAutograd kernel (opaque to decomposition); fake and
-    per-device kernels can be added.
-    """
-
-    def __init__(
-        self, qualname: str, schema: str, fn: Callable[..., Any], tags: Sequence[str]
-    ) -> None:
-        self._qualname = qualname
-        self._lib = Library(qualname.partition("::")[0], "FRAGMENT")
-        self._name = qualname.partition("::")[2]
-        self._lib.define(self._name + schema, tags=tags)
-        self._lib.impl(self._name, fn, "CompositeExplicitAutograd")
-        # torch: the Meta kernel runs the fake impl, and says so when none was registered.
-        self._fake_fn: Callable[..., Any] | None = None
-        self._lib.impl(self._name, self._run_fake, "Meta")
-        self._opoverload: OpOverload = getattr(
-            namespace(qualname.partition("::")[0]), self._name
-        ).default
-        self._init_fn = fn
-
-    def _run_fake(self, *args: Any, **kwargs: Any) -> Any:
-        if self._fake_fn is None:
-            raise RuntimeError(
-                f"There was no fake impl registered for {self}. This is necessary for "
-                "torch.compile/export/fx tracing to work. Please use "
-                f"`{self._init_fn.__name__}.register_fake` to add an fake impl."
-            )
-        return self._fake_fn(*args, **kwargs)
-
-    def register_fake(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Set the fake (meta) implementation. Torch: CustomOpDef.register_fake."""
-        self._fake_fn = fn
-        return fn
-
-    def register_kernel(
-        self, device_types: str | Sequence[str], fn: Callable[..., Any] | None = None
-    ) -> Any:
-        def register(kernel: Callable[..., Any]) -> Callable[..., Any]:
-            for key in _keys_for(device_types):
-                self._lib.impl(self._name, kernel, key.name)
-            return kernel
-
-        return register if fn is None else register(fn)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._opoverload(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"<CustomOpDef({self._qualname})>"
-
-
-def custom_op(
-    name: str,
-    fn: Callable[..., Any] | None = None,
-    /,
-    *,
-    mutates_args: str | Sequence[str],
-    device_types: str | Sequence[str] | None = None,
-    schema: str | None = None,
-    tags: Sequence[str] | None = None,
-) -> Any:
-    """Define an operator from a Python function. Torch: torch.library.custom_op.
-
-    Differs: no autograd registration yet (the autograd issue adds register_autograd).
-    """
-
-    def wrap(func: Callable[..., Any]) -> CustomOpDef:
-        op_schema = schema if schema is not None else infer_schema(func, mutates_args)
-        result = CustomOpDef(name, op_schema, func, tags or ())
-        if device_types is not None:
-            result.register_kernel(device_types, func)
-        return result
-
-    return wrap if fn is None else wrap(fn)

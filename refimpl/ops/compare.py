@@ -270,7 +270,8 @@ def allclose_kernel(
     if self._dtype is not other._dtype:
         raise RuntimeError(f"{self._dtype.scalar_name} did not match {other._dtype.scalar_name}")
     close = aten.isclose.default(self, other, rtol, atol, equal_nan)
-    return _all(close)
+    # torch: the item() of all(), so a meta input raises item's error.
+    return bool(aten.item.default(aten.all.default(close)))
 
 
 def _all(t: TensorImpl) -> bool:

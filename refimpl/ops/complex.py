@@ -12,12 +12,13 @@ from typing import Any, Final
 
 from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
-from refimpl.core.backend import Array, ArrayNamespace, extension
+from refimpl.core.backend import BY_NAMESPACE, Array, ArrayNamespace
 from refimpl.core.storage import Storage
 from refimpl.core.tensor import TensorImpl, make_tensor
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._backward import Tensor
 from refimpl.ops._backward_unary import polar_backward
+from refimpl.ops._complex_parts import compose_complex
 from refimpl.ops._derivative import derivative
 from refimpl.ops._iterator import IterConfig, Plan, ResultDtype
 from refimpl.ops._pointwise import pointwise
@@ -74,8 +75,17 @@ _COMPLEX_CONFIG: Final = IterConfig(check_all_same_dtype=False, result=ResultDty
 
 
 def make_complex(xp: ArrayNamespace, real: Array, imag: Array) -> Array:
-    """real + i*imag, exact for infinite and NaN parts (real + imag*1j is not)."""
-    return extension(xp, "complex")(real, imag)
+    """real + i*imag, exact for signed zeros, infinite and NaN parts (real + imag*1j is not).
+
+    Torch: complex_kernel in native/cpu/ComplexKernel.cpp. The backend's extension "complex"
+    runs where it has one; otherwise refimpl composes it from the standard (see Note
+    [Exact complex from parts] in ops/_complex_parts.py).
+    """
+    backend = BY_NAMESPACE.get(id(xp))
+    supplied = None if backend is None else backend.extensions.get("complex")
+    if supplied is not None:
+        return supplied(real, imag)
+    return compose_complex(xp, real, imag)
 
 
 complex_ = pointwise("complex(Tensor real, Tensor imag) -> Tensor", _COMPLEX_CONFIG)
@@ -238,7 +248,9 @@ def view_as_complex_kernel(self: TensorImpl) -> Any:
     values = None
     if flat is not None and backend is not None:
         xp = backend.xp
-        values = make_complex(xp, flat[0 : 2 * count : 2], flat[1 : 2 * count : 2])
+        # (count, 2) pairs, not flat[1::2]: the standard refuses a start past an empty axis.
+        pairs = xp.reshape(flat[: 2 * count], (count, 2))
+        values = make_complex(xp, pairs[:, 0], pairs[:, 1])
     # Differs: without a bitcast, a copy of the storage. See Note [Complex views are copies].
     return _retyped(
         self,

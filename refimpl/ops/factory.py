@@ -108,7 +108,6 @@ def _write_out(out: TensorImpl, value: Scalar) -> Any:
     if backend is not None:
         xp = backend.xp
         write_array(out, xp.full(out._size, converted, dtype=backend_dtype(backend, out._dtype)))
-    out._version_counter.bump()
     return out
 
 
@@ -330,7 +329,6 @@ def eye_m_out_kernel(n: int, m: int, *, out: TensorImpl) -> Any:
     backend = out._storage.backend
     if backend is not None:
         write_array(out, _eye_array(backend, n, m, out._dtype))
-    out._version_counter.bump()
     return out
 
 

@@ -605,8 +605,6 @@ def _put_(self: TensorImpl, index: TensorImpl, source: TensorImpl, accumulate: b
         reduce = ScatterReduce.SUM if accumulate else ScatterReduce.SET
         result = scatter_flat(xp, flat, positions, updates, reduce)
         write_array(self, xp.reshape(result, self._size))
-    # Differs: torch bumps versions in the ADInplaceOrView kernel (issue 12).
-    self._version_counter.bump()
     return self
 
 

@@ -159,6 +159,10 @@ def index_put_impl_(
         mask = _masked_fill_mask(self, indices, values)
         if mask is not None:
             return aten.masked_fill_.Scalar(self, mask, TensorImpl.item(values))  # type: ignore[no-any-return]
+    if self.is_meta and any(i is not None and i._dtype in MASK_DTYPES for i in indices):
+        # torch: index_put_'s Meta kernel returns self unchecked; a mask's count is data, so
+        # the checks below could not run without it.
+        return self
     check_no_overlap(self, values, *indices)
     info = make_info(self, indices)
     if not expandable(values._size, info.shape):
@@ -187,7 +191,6 @@ def index_put_impl_(
         flat = xp.reshape(array_of(self), (-1,))
         written = put(xp, flat, position, source, accumulate=accumulate)
         write_array(self, xp.reshape(written, self._size))
-    self._version_counter.bump()
     return self
 
 
@@ -422,7 +425,6 @@ def masked_scatter_(self: TensorImpl, mask: TensorImpl, source: TensorImpl) -> T
     count = geometry.numel(self._size)
     backend = self._storage.backend
     if count == 0 or backend is None or mask._storage.backend is None:
-        self._version_counter.bump()
         return self
     xp = backend.xp
     chosen = xp.reshape(xp.broadcast_to(array_of(mask), self._size), (-1,))
@@ -438,7 +440,6 @@ def masked_scatter_(self: TensorImpl, mask: TensorImpl, source: TensorImpl) -> T
         rank = xp.clip(rank, 0, source_count - 1)
         written = xp.where(chosen, xp.take(taken, rank), flat)
         write_array(self, xp.reshape(written, self._size))
-    self._version_counter.bump()
     return self
 
 
@@ -578,7 +579,6 @@ def nonzero(self: TensorImpl, out: TensorImpl | None = None) -> Any:
     if out._size != size:
         resize_output(out, size, stride)
     write_array(out, backend.xp.permute_dims(columns, (1, 0)))
-    out._version_counter.bump()
     return out
 
 
@@ -636,7 +636,6 @@ def nonzero_static(self: TensorImpl, size: int, fill_value: int, out: TensorImpl
         return tensor_over(rows, shape, geometry.contiguous_strides(shape), int64, dev, backend)
     resize_output(out, shape)
     write_array(out, rows)
-    out._version_counter.bump()
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from refimpl._base.dtypes import DType, bool_, int64
 from refimpl._base.keys import DispatchKey
-from refimpl._base.scalars import Scalar, checked_convert
+from refimpl._base.scalars import Scalar, checked_convert, convert_scalar
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, ArrayNamespace
 from refimpl.core.tensor import TensorImpl, array_of, write_array
@@ -506,8 +506,6 @@ def _index_fill_(self: TensorImpl, dim: int, index: TensorImpl, value: Scalar) -
         axis[d] = size
         mask = xp.reshape(hit, tuple(axis) if self._size else ())
         write_array(self, xp.where(mask, fill, array_of(self)))
-    # Differs: torch bumps versions in the ADInplaceOrView kernel (issue 12).
-    self._version_counter.bump()
     return self
 
 
@@ -518,6 +516,9 @@ def _fill_value(value: TensorImpl) -> Scalar:
             "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{len(value._size)} dimension(s)."
         )
+    if value.is_meta:
+        # torch: the Meta kernel reads no value; a stand-in of its kind keeps the checks.
+        return convert_scalar(0, value._dtype)
     return aten.item.default(value)  # type: ignore[no-any-return]  # a Python scalar
 
 

@@ -187,7 +187,6 @@ def _cat_values(p: _CatPlan, tensors: list[TensorImpl], out: TensorImpl | None) 
         return laid_out(values, tensors[0], size, p.stride, dtype, fresh=fresh)
     if values is not None and geometry.numel(size):
         write_array(out, values)
-    out._version_counter.bump()
     return out
 
 

@@ -350,7 +350,6 @@ def _addr(
     backend = vec1._storage.backend
     if backend is None:
         if out is not None:
-            out._version_counter.bump()
             return out
         stride = geometry.dense_strides_like(size, source._stride)
         return empty_strided_tensor(size, stride, dtype, vec1._storage.device, None)
@@ -378,7 +377,6 @@ def _addr(
         write_array(result, values)
         return result
     write_array(out, cast_values(backend, values, dtype, out._dtype))
-    out._version_counter.bump()
     return out
 
 

@@ -76,7 +76,6 @@ def fill_tensor_kernel(self: TensorImpl, value: TensorImpl) -> Any:
             f"{len(value._size)} dimensions."
         )
     if value._storage.backend is None:
-        self._version_counter.bump()
         return self
     # The core's read of the value, not the `item` op: a kernel reads its inputs directly.
     return data.fill_(self, TensorImpl.item(value))

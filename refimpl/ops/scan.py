@@ -96,7 +96,6 @@ def write_values(t: TensorImpl, values: Any) -> None:
     if tuple(values.shape) != t._size:
         values = xp.reshape(values, t._size)
     write_array(t, values)
-    t._version_counter.bump()
 
 
 # --- cumsum, cumprod ------------------------------------------------------------------------

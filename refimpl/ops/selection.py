@@ -19,7 +19,7 @@ from refimpl._base import promotion
 from refimpl._base.dtypes import DType, bool_, int32
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
-from refimpl._base.scalars import Scalar, checked_convert
+from refimpl._base.scalars import Scalar, checked_convert, convert_scalar
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, ArrayNamespace, extension
 from refimpl.core.tensor import (
@@ -300,6 +300,9 @@ def _fill_value(value: Operand) -> Scalar:
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{len(value._size)} dimension(s)."
             )
+        if value.is_meta:
+            # torch: the Meta kernel reads no value; a stand-in of its kind keeps the checks.
+            return convert_scalar(0, value._dtype)
         return aten.item.default(value)  # type: ignore[no-any-return]  # a Python scalar
     return value
 
@@ -326,7 +329,6 @@ def masked_fill_inplace(self: TensorImpl, mask: TensorImpl, value: Operand) -> T
         filler = xp.asarray(converted, dtype=backend_dtype(backend, self._dtype))
         values = xp.where(array_of(mask), filler, array_of(self))
         write_array(self, xp.broadcast_to(values, self._size))
-    self._version_counter.bump()
     return self
 
 
@@ -640,8 +642,6 @@ def frexp_out_kernel(
         man, exp = extension(xp, "frexp")(values)
         write_array(mantissa, xp.astype(man, backend_dtype(backend, self._dtype)))
         write_array(exponent, xp.astype(exp, backend_dtype(backend, int32)))
-    mantissa._version_counter.bump()
-    exponent._version_counter.bump()
     return mantissa, exponent
 
 
