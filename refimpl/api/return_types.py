@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final, Self
 
+from refimpl._base.pytree_nodes import pytree_register_structseq
+
 
 class StructSeq(tuple[Any, ...]):
     """A tuple whose items are also named fields. Torch: a PyStructSequence of
@@ -66,6 +68,8 @@ def return_type(name: str, fields: tuple[str, ...]) -> type[StructSeq]:
     namespace.update((field, _field(i)) for i, field in enumerate(fields))
     made = type(name, (StructSeq,), namespace)
     _TYPES[name] = made
+    # torch: torch/return_types.py registers every return type as a pytree node.
+    pytree_register_structseq(made)
     return made
 
 
