@@ -5,6 +5,7 @@
     refimpl conformance --target torch                 # the self-check: must be all green
     refimpl conformance --target numpy --write-xfails  # rewrite conformance/xfails/numpy.txt
     refimpl conformance --target numpy --layers grad,gradgrad   # the gradient layers only
+    refimpl conformance --target numpy --layers meta   # shapes, dtypes, strides on meta
 
 The exit status is 1 when a case fails unexpectedly or an expected failure passes (XPASS).
 """
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from conformance.opinfo import gradients, layers, report, runner, select, xfails
+from conformance.opinfo import gradients, layers, meta, report, runner, select, xfails
 from conformance.opinfo.convert import TORCH_TARGET, make_target, target_names
 
 
@@ -66,7 +67,7 @@ def parser() -> argparse.ArgumentParser:
                       f"the first {runner.CI_MAX_SAMPLES} of each case, and "
                       f"{gradients.CI_SAMPLES[select.Variant.GRAD]} / "
                       f"{gradients.CI_SAMPLES[select.Variant.GRADGRAD]} differentiable samples "
-                      "a case for grad / gradgrad")
+                      f"a case for grad / gradgrad, {meta.CI_SAMPLES} for meta")
     conf.add_argument("--max-samples", type=int, help="samples per case (overrides --full)")
     conf.add_argument("--json", action="store_true", help="print the report as JSON")
     conf.add_argument("--write-xfails", action="store_true",
@@ -124,12 +125,12 @@ def run_conformance(args: argparse.Namespace) -> int:
         f"{samples_text}, {seconds:.1f} s"
     )
     if args.json:
-        meta = {"target": target.name, "opinfos": len(ops), "max_samples": max_samples,
-                "seconds": round(seconds, 2)}
-        print(json.dumps(report.as_json(judged, meta), indent=1))
+        run_info = {"target": target.name, "opinfos": len(ops), "max_samples": max_samples,
+                    "seconds": round(seconds, 2)}
+        print(json.dumps(report.as_json(judged, run_info), indent=1))
     else:
         report.print_report(console, judged, title, args.show)
-        for line in report.gradient_lines(judged):
+        for line in report.layer_lines(judged):
             console.print(line, markup=False, highlight=False)
     if args.write_xfails:
         if target.name == TORCH_TARGET:

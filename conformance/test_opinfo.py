@@ -3,7 +3,8 @@
 Each test runs every dtype the OpInfo supports on the CPU with the first few samples (all of
 them with REFIMPL_OPINFO_FULL=1) on the backend named by REFIMPL_BACKEND_CPU (default numpy);
 the gradient layers (`grad`, `gradgrad`) check float64 and complex128 derivatives of the
-first 2 and 1 differentiable samples (conformance/opinfo/gradients.py),
+first 2 and 1 differentiable samples (conformance/opinfo/gradients.py), the meta layer the
+first 2 samples on the meta device (conformance/opinfo/meta.py),
 and judges the cases against `conformance/xfails/<backend>.txt`: an unlisted failure or a
 listed case that passes fails the test; listed failures make it xfail. `refimpl conformance`
 runs the same cases with a summary table.

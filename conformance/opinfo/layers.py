@@ -1,5 +1,5 @@
-"""Which code runs a variant: the forward variants (runner.py) or the gradient layers
-(gradients.py), and a whole selection op by op."""
+"""Which code runs a variant: the forward variants (runner.py), the gradient layers
+(gradients.py) or the meta layer (meta.py), and a whole selection op by op."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from torch.testing._internal.opinfo.core import OpInfo
 
 from conformance.opinfo.convert import Target
 from conformance.opinfo.gradients import run_gradient_layer
+from conformance.opinfo.meta import run_meta_layer
 from conformance.opinfo.runner import CaseResult, run_forward_variant
 from conformance.opinfo.select import Variant, variants_of
 
@@ -17,9 +18,12 @@ def run_variant(
     op: OpInfo, variant: Variant, target: Target, max_samples: int | None
 ) -> list[CaseResult]:
     """Every case of (op, variant); `max_samples` bounds the forward variants, and the
-    gradient layers to at most their own CI bounds (gradients.CI_SAMPLES)."""
+    gradient and meta layers to at most their own CI bounds (gradients.CI_SAMPLES,
+    meta.CI_SAMPLES)."""
     if variant.is_gradient:
         return run_gradient_layer(op, variant, target, max_samples)
+    if variant is Variant.META:
+        return run_meta_layer(op, target, max_samples)
     return run_forward_variant(op, variant, target, max_samples)
 
 

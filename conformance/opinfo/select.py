@@ -33,6 +33,7 @@ class Variant(enum.Enum):
     ERRORS = "errors"  # op.error_inputs: the function variant on inputs torch rejects
     GRAD = "grad"  # first derivatives of the function variant (gradients.py)
     GRADGRAD = "gradgrad"  # second derivatives, for GRADGRAD_FAMILIES
+    META = "meta"  # the function and in-place variants on the meta device (meta.py)
 
     @property
     def is_gradient(self) -> bool:
@@ -46,7 +47,8 @@ def full_name(op: OpInfo) -> str:
 
 def variants_of(op: OpInfo) -> list[Variant]:
     """The variants `op` declares, in Variant order: its forward variants, then the gradient
-    layers where it supports autograd (second derivatives for GRADGRAD_FAMILIES)."""
+    layers where it supports autograd (second derivatives for GRADGRAD_FAMILIES), then the
+    meta layer where it has a function variant."""
     present = {
         Variant.FUNCTION: op.op is not None,
         Variant.METHOD: op.method_variant is not None,
@@ -58,6 +60,7 @@ def variants_of(op: OpInfo) -> list[Variant]:
             op.supports_autograd and op.supports_gradgrad
             and family_of(op) in GRADGRAD_FAMILIES
         ),
+        Variant.META: op.op is not None,
     }
     return [v for v in Variant if present[v]]
 
