@@ -5,9 +5,7 @@ the Python key, below Autograd, so CompositeImplicitAutograd ops (`to.dtype`, `r
 `contiguous`, `item`) appear decomposed, and ops called inside a kernel do not appear
 (pytorch-semantics.md §2.6, §4.1).
 
-refimpl has no TorchDispatchMode yet, so `refimpl_op_log` builds the same observer from the
-dispatcher: a boxed fallback at the Python key, with Python TLS-included for the block, which
-is what entering a torch mode does. See Note [The op-log fallback].
+refimpl's log is the same logging mode on refimpl's TorchDispatchMode.
 
 Each case runs the same call on fresh inputs in both libraries and compares the op names in
 order, the result (shape, dtype, values) and the input afterwards (for assignments), or the
@@ -26,14 +24,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import refimpl
-import refimpl.library
-from refimpl._C import (
-    DispatchKey,
-    DispatchKeySet,
-    _dispatch_keyset_full_after,
-    _ExcludeDispatchKeyGuard,
-    _IncludeDispatchKeyGuard,
-)
+from refimpl.utils._python_dispatch import TorchDispatchMode as RefimplTorchDispatchMode
 
 # --- the two loggers -----------------------------------------------------------------------
 
@@ -59,34 +50,25 @@ def torch_op_log() -> Iterator[list[str]]:
         yield mode.ops
 
 
-# Note [The op-log fallback]
-# A torch mode works by TLS-including the Python key: every call then reaches the Python key
-# after Autograd (where CompositeImplicitAutograd ops have decomposed) and before the backend.
-# While the mode's handler runs, the mode is popped, so the calls kernels make inside are not
-# seen. refimpl registers nothing at Python yet, so a boxed fallback there (with_keyset, as in
-# conformance/test_dispatch_scenarios.py scenario (e)) sees the same calls: it records the op
-# and redispatches below Python with Python excluded, so nested calls are not logged either.
+class _RefimplOpLog(RefimplTorchDispatchMode):
+    """The same logging mode, on refimpl's TorchDispatchMode (refimpl/dispatch/python_dispatch.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: list[str] = []
+
+    def __torch_dispatch__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None
+    ) -> Any:
+        self.ops.append(str(func))
+        return func(*args, **(kwargs or {}))
 
 
 @contextmanager
 def refimpl_op_log() -> Iterator[list[str]]:
-    """The aten ops refimpl runs in the block. See Note [The op-log fallback]."""
-    ops: list[str] = []
-    below_python = _dispatch_keyset_full_after(DispatchKey.Python)
-    python_only = DispatchKeySet(DispatchKey.Python)
-
-    def log_and_redispatch(keyset: Any, op: Any, *args: Any, **kwargs: Any) -> Any:
-        ops.append(str(op))
-        with _ExcludeDispatchKeyGuard(python_only):
-            return op.redispatch(keyset & below_python, *args, **kwargs)
-
-    lib = refimpl.library.Library("_", "IMPL")
-    try:
-        lib.fallback(log_and_redispatch, "Python", with_keyset=True)
-        with _IncludeDispatchKeyGuard(DispatchKey.Python):
-            yield ops
-    finally:
-        lib._destroy()
+    """The aten ops refimpl runs in the block, as its logging TorchDispatchMode sees them."""
+    with _RefimplOpLog() as mode:
+        yield mode.ops
 
 
 # --- cases ---------------------------------------------------------------------------------

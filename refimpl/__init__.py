@@ -16,6 +16,7 @@ from refimpl import library as library
 from refimpl import ops as ops
 from refimpl import return_types as return_types
 from refimpl import special as special
+from refimpl import utils as utils
 from refimpl._base.device import device
 from refimpl._base.dtypes import (
     DType as dtype,
@@ -514,6 +515,13 @@ __all__ = [
 
 for _family in (constructions, indexing_ops, joins, masking, products, reductions, scans):
     __all__ += _family.__all__
+
+
+# Every overridable refimpl.* function goes through the __torch_function__ protocol.
+from refimpl.api._torch_function import install_on_namespace as _install_on_namespace
+
+_install_on_namespace(globals(), "torch")
+_install_on_namespace(vars(special), "torch.special")
 
 
 def __getattr__(name: str) -> object:

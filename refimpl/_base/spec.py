@@ -223,3 +223,36 @@ def autograd_facts() -> dict[str, AutogradFacts]:
             frozenset(() if entry is None else entry["saved"]),
         )
     return facts
+
+
+# --- torch_function.json -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TorchFunctionFacts:
+    """What torch's `__torch_function__` protocol reports (spec/extract_overrides.py)."""
+
+    operators: dict[str, tuple[str, bool]]
+    """Python operator (`__mul__`) -> the function a handler is told of (`torch.Tensor.mul`)
+    and whether plain Tensors count among its `types`."""
+    self_counts: frozenset[str]
+    """Tensor attributes whose handlers see a plain Tensor `self` among the types: those torch
+    defines in Python and the methods that take nothing but self."""
+    overridable: tuple[str, ...]
+    """torch.overrides.get_overridable_functions(), by torch's names."""
+    ignored: frozenset[str]
+    """torch.overrides.get_ignored_functions(), by torch's names."""
+    mode_only: frozenset[str]
+    """Ignored functions that modes still see (bound in C++: factories such as torch.empty)."""
+
+
+@cache
+def torch_function_facts() -> TorchFunctionFacts:
+    document = json.loads(read_text("torch_function.json"))
+    return TorchFunctionFacts(
+        {k: (v["name"], v["types"] == ["Tensor"]) for k, v in document["operators"].items()},
+        frozenset(document["python_level"]) | frozenset(document["noargs_methods"]),
+        tuple(document["overridable"]),
+        frozenset(document["ignored"]),
+        frozenset(document["mode_only"]),
+    )

@@ -25,6 +25,12 @@ from refimpl.api._call import method
 from refimpl.api._indexing import getitem, setitem
 from refimpl.api._methods import TensorMethods
 from refimpl.api._operators import TensorOperators, operand
+from refimpl.api._subclass import SubclassMethods
+from refimpl.api._torch_function import (
+    TorchFunctionMethods,
+    install_on_tensor,
+    register_plain_type,
+)
 from refimpl.api.constructions import ConstructionMethods
 from refimpl.api.indexing_ops import IndexingMethods
 from refimpl.api.joins import JoinMethods
@@ -50,6 +56,7 @@ def _device_arg(dev: Any) -> device | None:
 
 class Tensor(
     TensorImpl,
+    TorchFunctionMethods,
     AutogradMethods,
     TensorOperators,
     TensorMethods,
@@ -60,6 +67,7 @@ class Tensor(
     IndexingMethods,
     MaskingMethods,
     ProductMethods,
+    SubclassMethods,
 ):
     """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""
 
@@ -631,5 +639,8 @@ def _parse_to(
 
 
 set_tensor_class(Tensor)
+register_plain_type(Tensor)
+# Every overridable method, property and operator goes through the __torch_function__ protocol.
+TORCH_FUNCTION_INSTALLED = install_on_tensor(Tensor)
 
 _tensor_str.print_as_plain_tensor(Tensor)

@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from refimpl._base.keys import PYTHON_KEYS
 from refimpl.autograd.anomaly_mode import ANOMALY, check_nan_outputs
 from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import AccumulateGrad, InputMetadata, Node
@@ -73,9 +74,11 @@ class GraphTask:
     def _may_overwrite(self, t: Any, other: Any) -> bool:
         """Torch: can_accumulate_inplace (nothing else holds the tensor or its storage: here,
         the engine made it, gave it to one place, and it is no view), for an addition that
-        keeps its dtype and shape."""
+        keeps its dtype and shape; never a tensor subclass (torch: isTensorSubclassLike, the
+        Python keys)."""
         return (
             id(t) in self.owned
+            and not t._key_set & PYTHON_KEYS.raw
             and self.deliveries.get(id(t), 0) == 1
             and t._base is None
             and t._dtype is other._dtype

@@ -17,6 +17,7 @@ from typing import Any, Final, NamedTuple, Self
 from refimpl._base.dtypes import DType
 from refimpl.autograd.variable import Edge, meta_of, set_history
 from refimpl.core.tensor import TensorImpl, is_inference
+from refimpl.dispatch.python_dispatch import python_detach
 from refimpl.ops import data
 
 Hook = Callable[..., Any]
@@ -318,6 +319,9 @@ class SavedVariable:
 
 def detached_alias(t: TensorImpl) -> Any:
     """What SavedVariable keeps of an output. Torch: Variable::tensor_data."""
+    handled = python_detach(t)  # a mode or subclass answers first (see python_detach)
+    if handled is not None:
+        return handled
     return data.alias_detached(t, share_version=True)
 
 

@@ -162,6 +162,19 @@ class Storage:
         )
 
 
+class InvalidPythonStorage(Storage):
+    """The storage of a wrapper subclass tensor: sizes in bytes, no data, no address.
+
+    Torch: the "invalid python storage" _make_wrapper_subclass gives its tensors
+    (make_storage_impl with a null data pointer, torch/csrc/autograd/python_variable.cpp).
+    """
+
+    __slots__ = ()
+
+    def data_ptr(self) -> int:
+        raise RuntimeError("Attempted to access the data pointer on an invalid python storage.")
+
+
 def _library_dtype(backend: Backend, dtype: DType) -> object:
     array_dtype = backend.array_dtypes.get(dtype)
     if array_dtype is None:

@@ -22,7 +22,12 @@ from refimpl.core import layout
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend, missing_dtype
 from refimpl.core.grad_mode import GRAD_STATE
-from refimpl.core.storage import INFERENCE_COUNTER, Storage, VersionCounter
+from refimpl.core.storage import (
+    INFERENCE_COUNTER,
+    InvalidPythonStorage,
+    Storage,
+    VersionCounter,
+)
 
 _META: Final = device("meta")
 
@@ -138,7 +143,12 @@ class TensorImpl:
 
     def data_ptr(self) -> int:
         """The address of the first element: the storage's address plus the offset in bytes."""
-        base = self._storage.data_ptr()
+        storage = self._storage
+        if isinstance(storage, InvalidPythonStorage):
+            return self._storage_offset * self._dtype.itemsize  # torch: from address 0
+        if storage.array is None:
+            return 0
+        base = storage.data_ptr()
         return base + self._storage_offset * self._dtype.itemsize if base else 0
 
     @property
@@ -403,7 +413,18 @@ def _data_backend(t: TensorImpl) -> Backend:
     return backend
 
 
-def _no_data(t: TensorImpl) -> NotImplementedError:
+def _no_data(t: TensorImpl) -> Exception:
+    if isinstance(t._storage, InvalidPythonStorage) and t._storage.device.type != "meta":
+        # torch: TensorImpl::throw_data_ptr_access_error, for a wrapper subclass's data.
+        return RuntimeError(
+            "The tensor has a non-zero number of elements, but its data is not allocated yet."
+            "\nIf you're using torch.compile/export/fx, it is likely that we are erroneously "
+            "tracing into a custom kernel. To fix this, please wrap the custom kernel into an "
+            "opaque custom op. Please see the following for details: "
+            "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html\n"
+            "If you're using Caffe2, Caffe2 uses a lazy allocation, so you will need to call "
+            "mutable_data() or raw_mutable_data() to actually allocate memory."
+        )
     # torch: the meta tensor's copy kernel raises NotImplementedError, not RuntimeError.
     return NotImplementedError("Cannot copy out of meta tensor; no data!")
 
