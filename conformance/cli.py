@@ -73,6 +73,10 @@ def parser() -> argparse.ArgumentParser:
     conf.add_argument("--write-xfails", action="store_true",
                       help="rewrite conformance/xfails/<target>.txt with the current failures")
     conf.add_argument("--show", type=int, default=30, help="unexpected failures to list")
+    # `refimpl trace` is dispatched before this parser (conformance/entry.py); listed for --help.
+    commands.add_parser(
+        "trace", help="show every layer a call passes through (refimpl trace --help)"
+    )
     return top
 
 

@@ -45,9 +45,16 @@ def _disabled_torch_function_impl(
 
 
 class _ProtocolState:
-    """Whether any Tensor subclass that takes part in the protocol exists (process-wide)."""
+    """What makes any call look for handlers, process-wide: `active` is one read on the hot
+    path, true while a Tensor subclass that takes part exists or some thread has a mode on its
+    stack (the thread's own state is then asked)."""
 
     subclassed = False
+    modes_pushed = 0  # over all threads
+    active = False
+
+    def update(self) -> None:
+        self.active = self.subclassed or self.modes_pushed > 0
 
 
 PROTOCOL: Final = _ProtocolState()
@@ -76,7 +83,7 @@ TF_TLS: Final = TorchFunctionTLS()
 
 def active() -> bool:
     """Whether a call must look for handlers: a mode is active, or a subclass exists."""
-    return PROTOCOL.subclassed or TF_TLS.modes_active
+    return PROTOCOL.active and (PROTOCOL.subclassed or TF_TLS.modes_active)
 
 
 # --- overloaded arguments ---------------------------------------------------------------------
@@ -225,7 +232,7 @@ def overridable(
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if PROTOCOL.subclassed or TF_TLS.modes_active:
+        if PROTOCOL.active and (PROTOCOL.subclassed or TF_TLS.modes_active):
             relevant = [] if modes_only else overloaded_args(args, kwargs)
             if relevant or TF_TLS.modes_active:
                 if self_counts and relevant is not None:
@@ -260,7 +267,7 @@ def overridable_property(prop: property, owner: type, name: str) -> property:
 
     @functools.wraps(getter)
     def get(self: Any) -> Any:
-        if PROTOCOL.subclassed or TF_TLS.modes_active:
+        if PROTOCOL.active and (PROTOCOL.subclassed or TF_TLS.modes_active):
             relevant = overloaded_args((self,), {})
             if relevant or TF_TLS.modes_active:
                 relevant = with_self(relevant, (self,))
@@ -269,7 +276,7 @@ def overridable_property(prop: property, owner: type, name: str) -> property:
         return getter(self)
 
     def set_(self: Any, value: Any) -> None:
-        if PROTOCOL.subclassed or TF_TLS.modes_active:
+        if PROTOCOL.active and (PROTOCOL.subclassed or TF_TLS.modes_active):
             relevant = overloaded_args((self, value), {})
             if relevant or TF_TLS.modes_active:
                 relevant = with_self(relevant, (self, value))
@@ -423,6 +430,8 @@ def push_mode(mode: Any) -> None:
     """Torch: torch._C._push_on_torch_function_stack."""
     TF_TLS.stack.append(mode)
     TF_TLS.refresh()
+    PROTOCOL.modes_pushed += 1
+    PROTOCOL.update()
 
 
 def pop_mode() -> Any:
@@ -432,6 +441,8 @@ def pop_mode() -> Any:
         raise RuntimeError("Trying to pop from an empty mode stack")
     mode = tls.stack.pop()
     tls.refresh()
+    PROTOCOL.modes_pushed -= 1
+    PROTOCOL.update()
     return mode
 
 
@@ -456,6 +467,7 @@ class TorchFunctionMethods:
         )
         if derived and takes_part(cls):
             PROTOCOL.subclassed = True
+            PROTOCOL.update()
 
     @classmethod
     def __torch_function__(

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Final
 
 from refimpl._base.keys import PYTHON_KEYS
 from refimpl.autograd.anomaly_mode import ANOMALY, check_nan_outputs
@@ -238,7 +239,26 @@ def _call_pre_hooks(node: Node, inputs: list[Any]) -> list[Any]:
     return inputs
 
 
+class EngineObserver:
+    """Who watches the engine run nodes (refimpl.trace): `node_hook(node)` is a context
+    manager entered around each node's evaluation. Unset, the engine asks once per node."""
+
+    node_hook: Callable[[Node], AbstractContextManager[object]] | None = None
+
+
+ENGINE_OBSERVER: Final = EngineObserver()
+
+
 def _evaluate(node: Node, task: GraphTask) -> list[Any]:
+    """Run one node on its input buffer (watched by ENGINE_OBSERVER when it is set)."""
+    hook = ENGINE_OBSERVER.node_hook
+    if hook is None:
+        return _evaluate_node(node, task)
+    with hook(node):
+        return _evaluate_node(node, task)
+
+
+def _evaluate_node(node: Node, task: GraphTask) -> list[Any]:
     """Run one node on its input buffer. Torch: evaluate_function / call_function."""
     inputs = task.buffers.pop(node, None) or [None] * max(len(node.input_metadata), 1)
     inputs = _call_pre_hooks(node, inputs)

@@ -20,7 +20,7 @@ from refimpl._base.keys import (
     highest_priority_index,
 )
 from refimpl.core.tensor import TensorImpl
-from refimpl.dispatch.table import BACKEND_FALLBACKS, KernelRecord, OperatorEntry
+from refimpl.dispatch.table import BACKEND_FALLBACKS, OBSERVER, KernelRecord, OperatorEntry
 from refimpl.dispatch.tls import DISPATCH_TLS
 
 FUNCTIONALITY_MASK: Final = ~BACKEND_MASK
@@ -55,6 +55,12 @@ class Dispatcher:
 
     def names(self) -> list[str]:
         return sorted(self._entries)
+
+    def clear_caches(self) -> None:
+        """Forget every resolved kernel (Note [Dispatch cache]); the next calls resolve again."""
+        for entry in self._entries.values():
+            entry.direct_records.clear()
+            entry.keyset_records.clear()
 
 
 DISPATCHER: Final = Dispatcher()
@@ -103,6 +109,8 @@ def call_kernel(
     record = entry.dispatch_table[slot]
     if record is None:
         raise entry.missing_kernel_error(SLOT_KEYS[slot])
+    if OBSERVER.wrap is not None:  # Note [Dispatch observer]
+        record = OBSERVER.wrap(entry, record, raw)
     if record.boxed:
         if record.with_keyset:
             return record.kernel(DispatchKeySet.from_raw_repr(raw), op, *args, **kwargs)

@@ -86,6 +86,19 @@ class KernelRecord:
         return cls(fallthrough_kernel, debug, is_fallthrough=True)
 
 
+class DispatchObserver:
+    """Who watches kernels run (refimpl.trace). Note [Dispatch observer]: while `wrap` is set,
+    the kernel a key set resolves to is replaced by `wrap(entry, record, keyset)`, a record
+    that reports the call and runs the kernel; the caches are cleared when it is set and
+    unset, so the resolution happens again (and after, the plain kernels are cached). The hot
+    path never asks: a program that is not traced pays nothing."""
+
+    wrap: Callable[[OperatorEntry, KernelRecord, int], KernelRecord] | None = None
+
+
+OBSERVER: Final = DispatchObserver()
+
+
 class FillKind(enum.Enum):
     """How a table slot got its kernel; the value is the tag torch's dump tables print.
 
@@ -513,6 +526,8 @@ class OperatorEntry:
         if record is not None and record.passes_without_grad and not raw & REQUIRES_GRAD_BIT:
             dispatched &= AFTER_AUTOGRAD_RAW
             record = self.dispatch_table[highest_priority_index(dispatched)]
+        if OBSERVER.wrap is not None and record is not None:
+            record = OBSERVER.wrap(self, record, dispatched)
         return record, dispatched
 
     def non_fallthrough_mask_for(self, tensor_key_set_raw: int) -> int:
