@@ -33,7 +33,6 @@ from refimpl._base.keys import (
     DispatchKey,
     DispatchKeySet,
 )
-from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.views import (
     DEFAULT,
     INFERENCE_MODE,
@@ -41,45 +40,69 @@ from refimpl.autograd.views import (
     NO_GRAD_MODE,
     mark_view,
 )
+from refimpl.core.grad_mode import grad_enabled, inference_enabled
 from refimpl.core.tensor import TensorImpl, requires_grad
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload
 from refimpl.dispatch.schema import FunctionSchema
 from refimpl.dispatch.schema_types import ListType
 from refimpl.dispatch.table import KernelRecord
-from refimpl.dispatch.tls import DISPATCH_TLS
+from refimpl.dispatch.tls import key_masks, push_masks, reset_masks, restore_masks
 from refimpl.ops import aten
 from refimpl.ops._register import registered_overloads
 
 _BELOW: Final = AFTER_AD_INPLACE_OR_VIEW.raw
 _EXCLUDED: Final = AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS.raw
 
-InplaceOrViewKernel = Callable[..., Any]
 
 
-def inplace_kernel(
-    op: OpOverload, positions: tuple[int, ...], keywords: tuple[str, ...]
-) -> InplaceOrViewKernel:
-    """Run `op` below ADInplaceOrView, then bump the version of each tensor it wrote: the
-    arguments at `positions` and the keyword arguments `keywords` (out=). Torch: the
-    generated ADInplaceOrView kernel of an in-place or out= op."""
+Kernel = Callable[..., Any]
 
-    def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        tls = DISPATCH_TLS
-        saved = tls.excluded_raw
-        tls.excluded_raw = saved | _EXCLUDED
-        try:
-            result = op.redispatch_bound(keyset.raw & _BELOW, args, kwargs)
-        finally:
-            tls.excluded_raw = saved
-        for i in positions:
-            _bump(args[i])
-        for name in keywords:
-            _bump(kwargs[name])
-        return result
 
-    kernel.__name__ = f"{op.name()}_ad_inplace_or_view"
-    return kernel
+def inplace_kernel(positions: tuple[int, ...], keywords: tuple[str, ...]) -> Callable[[Kernel], Kernel]:
+    """Given the kernel below ADInplaceOrView, the ADInplaceOrView kernel of an in-place or
+    out= op: run it below the key, then bump the version of each tensor it wrote (the
+    arguments at `positions`, the keyword arguments `keywords`). Torch: the generated
+    ADInplaceOrView kernel of an in-place or out= op (increment_version)."""
+
+    def fuse(below: Kernel) -> Kernel:
+        def kernel(*args: Any, **kwargs: Any) -> Any:
+            masks = key_masks()  # Note [Thread-local key sets]
+            pushed = masks.below or masks.below_autograd()
+            token = push_masks(pushed)
+            try:
+                result = below(*args, **kwargs)
+            finally:
+                if key_masks() is pushed:
+                    reset_masks(token)
+                else:
+                    restore_masks(token, pushed, masks)
+            for i in positions:
+                _bump(args[i])
+            for name in keywords:
+                _bump(kwargs[name])
+            return result
+
+        def self_kernel(*args: Any, **kwargs: Any) -> Any:
+            # The usual case, `self` written (add_, copy_, t_): the same, unrolled.
+            masks = key_masks()
+            pushed = masks.below or masks.below_autograd()
+            token = push_masks(pushed)
+            try:
+                result = below(*args, **kwargs)
+            finally:
+                if key_masks() is pushed:
+                    reset_masks(token)
+                else:
+                    restore_masks(token, pushed, masks)
+            written = args[0]
+            counter = written._counter
+            (written._version_counter if counter is None else counter).bump()
+            return result
+
+        return self_kernel if positions == (0,) and not keywords else kernel
+
+    return fuse
 
 
 def _bump(written: Any) -> None:
@@ -92,50 +115,80 @@ def _bump(written: Any) -> None:
                 item._version_counter.bump()
 
 
-def view_kernel(op: OpOverload, multiple: bool) -> InplaceOrViewKernel:
-    """Run `op` below ADInplaceOrView, then record how its views were made. Torch: the
-    generated ADInplaceOrView kernel of a view op (as_view with its CreationMeta)."""
+def view_kernel(multiple: bool) -> Callable[[Kernel], Kernel]:
+    """Given the kernel below ADInplaceOrView, the ADInplaceOrView kernel of a view op: run
+    it below the key, then record how its views were made. Torch: the generated
+    ADInplaceOrView kernel of a view op (as_view with its CreationMeta)."""
+
+    def fuse(below: Kernel) -> Kernel:
+        def kernel(*args: Any, **kwargs: Any) -> Any:
+            masks = key_masks()  # Note [Thread-local key sets]
+            pushed = masks.below or masks.below_autograd()
+            token = push_masks(pushed)
+            try:
+                result = below(*args, **kwargs)
+            finally:
+                if key_masks() is pushed:
+                    reset_masks(token)
+                else:
+                    restore_masks(token, pushed, masks)
+            source = args[0]
+            enabled = grad_enabled()
+            if enabled and not multiple and source._autograd_meta is None:
+                return result  # the default creation, nothing to inherit: no record
+            _record_views(result, source, multiple, enabled, inference_enabled())
+            return result
+
+        return kernel
+
+    return fuse
+
+
+def _record_views(
+    result: Any, source: TensorImpl, multiple: bool, grad_enabled: bool, inference: bool
+) -> None:
+    if inference:
+        creation = INFERENCE_MODE
+    elif not grad_enabled:
+        creation = NO_GRAD_MODE
+    elif multiple:
+        creation = MULTI_OUTPUT_NODE
+    else:
+        creation = DEFAULT
+    meta = source._autograd_meta
+    # torch: propagate_creation_meta: a view of a view keeps its source's creation unless it
+    # has one of its own; inference mode's always stays.
+    if (
+        meta is not None
+        and source._base is not None
+        and meta.creation is not None
+        and (creation == DEFAULT or meta.creation == INFERENCE_MODE)
+    ):
+        creation = meta.creation
+    if creation == DEFAULT:
+        return  # the default needs no record (views.check_inplace assumes it)
+    # torch: a differentiable view requires grad when its base does (a view made in no_grad
+    # mode of a tensor that requires grad too); the Autograd kernel records the history of
+    # views made in grad mode.
+    follows_base = requires_grad(source) and not grad_enabled
+    for out in result if multiple else (result,):
+        if out._base is not None:
+            mark_view(out, creation)
+            if follows_base:
+                out._key_set |= REQUIRES_GRAD_BIT
+
+
+def _keyset_kernel(op: OpOverload, fuse: Callable[[Kernel], Kernel]) -> Kernel:
+    """The with_keyset form of a fused kernel, for calls the dispatch cache does not serve
+    fused (a kernel below that takes the key set, or a Python handler)."""
 
     def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        tls = DISPATCH_TLS
-        saved = tls.excluded_raw
-        tls.excluded_raw = saved | _EXCLUDED
-        try:
-            result = op.redispatch_bound(keyset.raw & _BELOW, args, kwargs)
-        finally:
-            tls.excluded_raw = saved
-        state = GRAD_STATE
-        if state.inference:
-            creation = INFERENCE_MODE
-        elif not state.enabled:
-            creation = NO_GRAD_MODE
-        elif multiple:
-            creation = MULTI_OUTPUT_NODE
-        else:
-            creation = DEFAULT
-        source = args[0]
-        meta = source._autograd_meta
-        # torch: propagate_creation_meta: a view of a view keeps its source's creation unless
-        # it has one of its own; inference mode's always stays.
-        if (
-            meta is not None
-            and source._base is not None
-            and meta.creation is not None
-            and (creation == DEFAULT or meta.creation == INFERENCE_MODE)
-        ):
-            creation = meta.creation
-        if creation == DEFAULT:
-            return result  # the default needs no record (views.check_inplace assumes it)
-        # torch: a differentiable view requires grad when its base does (a view made in
-        # no_grad mode of a tensor that requires grad too); the Autograd kernel records the
-        # history of views made in grad mode.
-        follows_base = requires_grad(source) and not state.enabled
-        for out in result if multiple else (result,):
-            if out._base is not None:
-                mark_view(out, creation)
-                if follows_base:
-                    out._key_set |= REQUIRES_GRAD_BIT
-        return result
+        below = keyset.raw & _BELOW
+
+        def redispatch(*a: Any, **k: Any) -> Any:
+            return op.redispatch_bound(below, a, k)
+
+        return fuse(redispatch)(*args, **kwargs)
 
     kernel.__name__ = f"{op.name()}_ad_inplace_or_view"
     return kernel
@@ -187,18 +240,22 @@ def register_inplace_or_view_kernels() -> dict[str, str]:
         if schema.is_mutable:
             if qualified in _NO_BUMP:
                 continue
-            kernel = inplace_kernel(op, *_written(schema))
+            fuse = inplace_kernel(*_written(schema))
             kinds[qualified] = "inplace"
         elif _is_view(schema) and qualified not in _NOT_DIFFERENTIABLE_VIEWS:
             multiple = any(isinstance(r.type, ListType) for r in schema.returns)
-            kernel = view_kernel(op, multiple)
+            fuse = view_kernel(multiple)
             kinds[qualified] = "view"
         else:
             continue
-        entry.register_kernel(
-            DispatchKey.ADInplaceOrView,
-            KernelRecord(kernel, f"refimpl ADInplaceOrView ({kinds[qualified]})", with_keyset=True),
+        record = KernelRecord(
+            _keyset_kernel(op, fuse),
+            f"refimpl ADInplaceOrView ({kinds[qualified]})",
+            with_keyset=True,
+            fuse_below=fuse,
+            below_mask=_BELOW,
         )
+        entry.register_kernel(DispatchKey.ADInplaceOrView, record)
     return kinds
 
 

@@ -29,15 +29,15 @@ from refimpl._base.keys import (
 )
 from refimpl._base.spec import AutogradFacts, autograd_facts
 from refimpl.autograd.functions import ARGUMENT, NodeSpec, save_tensor_argument
-from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import Node, SavedVariable
 from refimpl.autograd.variable import AutogradMeta, set_history
 from refimpl.autograd.views import check_inplace, gradient_edge, rebase_history
+from refimpl.core.grad_mode import grad_enabled
 from refimpl.core.tensor import TensorImpl, requires_grad
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload
 from refimpl.dispatch.table import BACKEND_FALLBACKS, KernelRecord
-from refimpl.dispatch.tls import DISPATCH_TLS
+from refimpl.dispatch.tls import key_masks, push_masks, reset_masks, restore_masks
 from refimpl.ops import aten
 from refimpl.ops._derivative import DERIVATIVES
 from refimpl.ops._register import registered_overloads
@@ -63,13 +63,16 @@ def redispatch_below(
     """Run `op` below autograd, with autograd and ADInplaceOrView excluded for the calls its
     kernel makes. Torch: at::AutoDispatchBelowADInplaceOrView, then at::redispatch with
     `ks & c10::after_autograd_keyset`."""
-    tls = DISPATCH_TLS
-    saved = tls.excluded_raw
-    tls.excluded_raw = saved | _BELOW_AD_INPLACE_OR_VIEW
+    masks = key_masks()  # Note [Thread-local key sets]
+    below = masks.below or masks.below_autograd()
+    token = push_masks(below)
     try:
         return op.redispatch_bound(keyset.raw & _AFTER_AUTOGRAD, args, kwargs)
     finally:
-        tls.excluded_raw = saved
+        if key_masks() is below:
+            reset_masks(token)
+        else:
+            restore_masks(token, below, masks)
 
 
 def _edges(
@@ -105,7 +108,7 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
     is_view_op = alias is not None and not alias.is_write
 
     def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        if not GRAD_STATE.enabled:
+        if not grad_enabled():
             return redispatch_below(op, keyset, args, kwargs)
         if simple_inputs is not None:
             # _edges for ops whose differentiable inputs are single positional tensors.
@@ -212,7 +215,7 @@ def not_implemented_fallback(
         for item in (value if isinstance(value, (list, tuple)) else (value,))
         if isinstance(item, TensorImpl)
     ]
-    if not GRAD_STATE.enabled or not any(requires_grad(t) for t in tensors):
+    if not grad_enabled() or not any(requires_grad(t) for t in tensors):
         return redispatch_below(op, keyset, args, kwargs)
     name = op.name().partition(".")[0]
     facts = autograd_facts().get(op.name())
@@ -237,7 +240,7 @@ def out_kernel(op: OpOverload) -> AutogradKernel:
     name = op.name().partition("::")[2].partition(".")[0]
 
     def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        if GRAD_STATE.enabled and _any_requires_grad(args, kwargs):
+        if grad_enabled() and _any_requires_grad(args, kwargs):
             raise RuntimeError(
                 f"{name}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad."

@@ -21,7 +21,7 @@ from refimpl._base.size import Size
 from refimpl.core import layout
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend, missing_dtype
-from refimpl.core.grad_mode import GRAD_STATE
+from refimpl.core.grad_mode import inference_enabled
 from refimpl.core.storage import (
     INFERENCE_COUNTER,
     InvalidPythonStorage,
@@ -319,7 +319,7 @@ def make_tensor(
     t._key_set = key_set if key_set is not None else _key_set_for(device_type)
     t._counter = version_counter
     t._meta_token = None
-    if GRAD_STATE.inference and version_counter is None:
+    if inference_enabled() and version_counter is None:
         _make_inference(t, device_type)
     t._base = base
     t._autograd_meta = None
@@ -550,7 +550,7 @@ def tensor_over(
     t._key_set = key_set if key_set is not None else _key_set_for(dev.type)
     t._counter = None
     t._meta_token = None
-    if GRAD_STATE.inference:
+    if inference_enabled():
         _make_inference(t, dev.type)
     t._base = None
     t._autograd_meta = None
@@ -589,7 +589,7 @@ def result_maker(
         t._key_set = key_set
         t._counter = None
         t._meta_token = token
-        if GRAD_STATE.inference:
+        if inference_enabled():
             _make_inference(t, dev.type)
             t._meta_token = None
         t._base = None

@@ -21,7 +21,7 @@ from refimpl._base.keys import (
 )
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.table import BACKEND_FALLBACKS, OBSERVER, KernelRecord, OperatorEntry
-from refimpl.dispatch.tls import DISPATCH_TLS
+from refimpl.dispatch.tls import key_masks
 
 FUNCTIONALITY_MASK: Final = ~BACKEND_MASK
 
@@ -93,8 +93,8 @@ def key_set_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
 
 def dispatch_raw(entry: OperatorEntry, tensor_keys: int) -> int:
     """The call's key set: tensor keys with the TLS sets applied, minus fallthrough keys."""
-    tls = DISPATCH_TLS
-    raw = (tensor_keys | tls.included_raw) & ~(tls.excluded_raw & FUNCTIONALITY_MASK)
+    masks = key_masks()  # Note [Thread-local key sets]
+    raw = (tensor_keys | masks.included_raw) & masks.keep
     mask = entry.non_fallthrough_mask
     if mask is None:
         mask = entry.non_fallthrough_mask_for(raw)

@@ -18,7 +18,6 @@ from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.binding import Binder, SchemaMatchError, as_runtime_error, match_failure
 from refimpl.dispatch.dispatcher import (
     DISPATCHER,
-    FUNCTIONALITY_MASK,
     call_kernel,
     key_set_of,
 )
@@ -29,8 +28,8 @@ from refimpl.dispatch.schema import (
     OptionalType,
     parse_schema,
 )
-from refimpl.dispatch.table import OperatorEntry
-from refimpl.dispatch.tls import DISPATCH_TLS
+from refimpl.dispatch.table import KernelRecord, OperatorEntry
+from refimpl.dispatch.tls import key_masks
 
 
 class SchemaRegistry:
@@ -214,8 +213,8 @@ class OpOverload:
                     raw |= value._key_set
                 elif type(value) is list or type(value) is tuple:
                     raw |= key_set_of(tuple(value), {})
-        tls = DISPATCH_TLS
-        raw = (raw | tls.included_raw) & ~(tls.excluded_raw & FUNCTIONALITY_MASK)
+        masks = key_masks()  # Note [Thread-local key sets]
+        raw = (raw | masks.included_raw) & masks.keep
         entry = self._entry
         record = entry.direct_records.get(raw)
         if record is None:
@@ -238,6 +237,13 @@ class OpOverload:
         record, dispatched = entry.resolve(raw)
         if record is None or record.boxed:
             return call_kernel(self, entry, dispatched, args, kwargs)
+        if record.fuse_below is not None and entry.non_fallthrough_mask is not None:
+            # Note [Fused redispatch] (dispatch/table.py).
+            below, _ = entry.resolve(dispatched & record.below_mask)
+            if below is not None and not (below.boxed or below.with_keyset):
+                fused = record.fuse_below(below.kernel)
+                entry.direct_records[raw] = KernelRecord(fused, record.debug)
+                return fused(*args, **kwargs)
         if entry.non_fallthrough_mask is not None:
             if record.with_keyset:
                 entry.keyset_records[raw] = (record, DispatchKeySet.from_raw_repr(dispatched))

@@ -79,6 +79,12 @@ class KernelRecord:
     passes_without_grad: bool = False
     """An autograd kernel that only redispatches below autograd when no tensor argument
     requires grad: the dispatcher skips it for such calls (Note [Autograd skip])."""
+    fuse_below: Callable[[Kernel], Kernel] | None = None
+    """For a with_keyset kernel that always redispatches to the key set below `below_mask`
+    and then does its own work (the ADInplaceOrView kernels): given the kernel that key set
+    resolves to, the same kernel calling it directly. Note [Fused redispatch]: the dispatch
+    cache keeps the fused kernel, so a cached call skips the redispatch's lookup."""
+    below_mask: int = 0
 
     @classmethod
     def fallthrough(cls, debug: str) -> KernelRecord:
