@@ -9,7 +9,7 @@ logging mode records must be equal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import torch
@@ -140,7 +140,7 @@ def test_disable_torch_function_turns_modes_off() -> None:
 def test_nested_modes_see_in_stack_order() -> None:
     def run(lib: Any) -> list[str]:
         overrides = _overrides(lib)
-        seen: list[str] = []
+        seen: ClassVar[list[str]] = []
 
         class Named(overrides.TorchFunctionMode):  # type: ignore[misc, name-defined]
             def __init__(self, tag: str) -> None:
@@ -211,3 +211,154 @@ def test_helpers() -> None:
     assert refimpl.Tensor.add in overridable[refimpl.Tensor]
     testing = refimpl.overrides.get_testing_overrides()
     assert testing[refimpl.add](1, 2) == -1
+
+
+# --- Tensor subclasses through __torch_function__ ------------------------------------------
+
+
+def _subclass_run(lib: Any, program: Callable[[Any, Any], Any]) -> Any:
+    """Run `program(lib, classes)` with subclasses defined on `lib.Tensor`; describe results
+    by class name, value and, for tensors, dtype and shape."""
+
+    class Keeps(lib.Tensor):  # type: ignore[misc, name-defined]
+        """A plain subclass: results of its default handling keep the class."""
+
+    class Logs(lib.Tensor):  # type: ignore[misc, name-defined]
+        seen: ClassVar[list[str]] = []
+
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            cls.seen.append(_overrides(lib).resolve_name(func) or repr(func))
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class OverridesAdd(lib.Tensor):  # type: ignore[misc, name-defined]
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            if func is lib.add or func is lib.Tensor.add:
+                return "add overridden"
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class Child(Logs):
+        pass
+
+    classes = {"Keeps": Keeps, "Logs": Logs, "OverridesAdd": OverridesAdd, "Child": Child}
+    result = program(lib, classes)
+    return _describe(result), list(Logs.seen)
+
+
+def _describe(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [type(value).__name__, [_describe(v) for v in value]]
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        return (type(value).__name__, str(value.dtype).replace("refimpl", "torch"),
+                tuple(value.shape), value.detach().tolist() if hasattr(value, "detach") else None)
+    return value
+
+
+def _make(lib: Any, cls: Any, values: list[float], grad: bool = False) -> Any:
+    t = lib.tensor(values)
+    if grad:
+        t.requires_grad_(True)
+    return t.as_subclass(cls)
+
+
+SUBCLASS_PROGRAMS: dict[str, Callable[[Any, Any], Any]] = {
+    "results_keep_the_subclass": lambda lib, c: (
+        _make(lib, c["Keeps"], [1.0, 2.0]) + 1,
+        lib.add(_make(lib, c["Keeps"], [1.0]), 1),
+        _make(lib, c["Keeps"], [1.0, 2.0]).sum(),
+        _make(lib, c["Keeps"], [1.0, 2.0])[0],
+        _make(lib, c["Keeps"], [1.0, 2.0]).unbind(),
+    ),
+    "logging_subclass": lambda lib, c: (
+        _make(lib, c["Logs"], [1.0, -2.0]).abs() * 2,
+        lib.cat([_make(lib, c["Logs"], [1.0]), lib.ones(1)]),
+        _make(lib, c["Logs"], [1.0, 2.0]).shape,
+    ),
+    "overrides_one_op_defers_the_rest": lambda lib, c: (
+        lib.add(_make(lib, c["OverridesAdd"], [1.0]), 1),
+        _make(lib, c["OverridesAdd"], [1.0]).add(1),
+        _make(lib, c["OverridesAdd"], [3.0]).mul(2),
+    ),
+    "child_before_parent": lambda lib, c: (
+        lib.add(_make(lib, c["Logs"], [1.0]), _make(lib, c["Child"], [2.0])),
+    ),
+    "two_unrelated_subclasses": lambda lib, c: _try(
+        lambda: lib.add(_make(lib, c["Keeps"], [1.0]), _make(lib, c["OverridesAdd"], [2.0]))
+    ),
+    "grad_through_a_subclass": lambda lib, c: _grad(lib, c["Keeps"]),
+    "detach_and_grad_fields_not_wrapped": lambda lib, c: _fields(lib, c["Keeps"]),
+}
+
+
+def _try(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except TypeError as error:
+        return ("TypeError", str(error).splitlines()[0].replace("refimpl", "torch"))
+
+
+def _grad(lib: Any, cls: Any) -> Any:
+    leaf = lib.tensor([1.0, 2.0], requires_grad=True)
+    x = leaf.as_subclass(cls)
+    loss = (x * x).sum()
+    loss.backward()
+    return (type(loss).__name__, type(loss.grad_fn).__name__, leaf.grad)
+
+
+def _fields(lib: Any, cls: Any) -> Any:
+    leaf = lib.tensor([1.0], requires_grad=True)
+    (leaf * 2).sum().backward()
+    x = leaf.as_subclass(cls)
+    return (type(x.grad).__name__, type(x.detach()).__name__, x.grad is leaf.grad)
+
+
+@pytest.mark.parametrize("name", sorted(SUBCLASS_PROGRAMS))
+def test_subclass_protocol(name: str) -> None:
+    program = SUBCLASS_PROGRAMS[name]
+    assert _subclass_run(refimpl, program) == _subclass_run(torch, program)
+
+
+def test_mode_and_subclass_together() -> None:
+    def run(lib: Any) -> Any:
+        overrides = _overrides(lib)
+        seen: ClassVar[list[str]] = []
+
+        class Sub(lib.Tensor):  # type: ignore[misc, name-defined]
+            @classmethod
+            def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                seen.append("subclass:" + overrides.resolve_name(func))
+                return super().__torch_function__(func, types, args, kwargs)
+
+        class Mode(overrides.TorchFunctionMode):  # type: ignore[misc, name-defined]
+            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                seen.append("mode:" + overrides.resolve_name(func) + ":" + ",".join(t.__name__ for t in types))
+                return func(*args, **(kwargs or {}))
+
+        x = lib.ones(2).as_subclass(Sub)
+        with Mode():
+            y = x + 1
+            z = lib.exp(y)
+        return seen, type(z).__name__
+
+    assert run(refimpl) == run(torch)
+
+
+def test_a_mode_calling_back_into_the_library() -> None:
+    def run(lib: Any) -> Any:
+        overrides = _overrides(lib)
+        seen: ClassVar[list[str]] = []
+
+        class Doubling(overrides.TorchFunctionMode):  # type: ignore[misc, name-defined]
+            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                seen.append(overrides.resolve_name(func))
+                result = func(*args, **(kwargs or {}))
+                if overrides.resolve_name(func) == "torch.Tensor.add":
+                    return lib.mul(result, 2)  # inside the handler: not seen again
+                return result
+
+        with Doubling():
+            out = lib.ones(2) + 1
+        return seen, out.tolist()
+
+    assert run(refimpl) == run(torch)
