@@ -41,6 +41,7 @@ from refimpl.autograd.views import (
     mark_view,
 )
 from refimpl.core.grad_mode import grad_enabled, inference_enabled
+from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import TensorImpl, requires_grad
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload
@@ -95,9 +96,11 @@ def inplace_kernel(positions: tuple[int, ...], keywords: tuple[str, ...]) -> Cal
                     reset_masks(token)
                 else:
                     restore_masks(token, pushed, masks)
-            written = args[0]
-            counter = written._counter
-            (written._version_counter if counter is None else counter).bump()
+            counter = args[0]._counter
+            if type(counter) is VersionCounter:
+                counter.version += 1  # VersionCounter.bump, inline
+            else:  # none made yet, or an inference tensor's (which refuses outside the mode)
+                args[0]._version_counter.bump()
             return result
 
         return self_kernel if positions == (0,) and not keywords else kernel
