@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import refimpl
-from refimpl.trace import Step, trace, trace_source
+from refimpl.utils.trace import Step, trace, trace_source
 
 PROGRAMS = {
     "arith": "x = torch.ones(2, 3); y = (x * 2 + 1).sum(1)",

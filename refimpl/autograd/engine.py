@@ -240,7 +240,7 @@ def _call_pre_hooks(node: Node, inputs: list[Any]) -> list[Any]:
 
 
 class EngineObserver:
-    """Who watches the engine run nodes (refimpl.trace): `node_hook(node)` is a context
+    """Who watches the engine run nodes (refimpl.utils.trace): `node_hook(node)` is a context
     manager entered around each node's evaluation. Unset, the engine asks once per node."""
 
     node_hook: Callable[[Node], AbstractContextManager[object]] | None = None

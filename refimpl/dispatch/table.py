@@ -93,7 +93,7 @@ class KernelRecord:
 
 
 class DispatchObserver:
-    """Who watches kernels run (refimpl.trace). Note [Dispatch observer]: while `wrap` is set,
+    """Who watches kernels run (refimpl.utils.trace). Note [Dispatch observer]: while `wrap` is set,
     the kernel a key set resolves to is replaced by `wrap(entry, record, keyset)`, a record
     that reports the call and runs the kernel; the caches are cleared when it is set and
     unset, so the resolution happens again (and after, the plain kernels are cached). The hot
