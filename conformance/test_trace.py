@@ -135,3 +135,46 @@ def test_console_script_and_json() -> None:
     for expected in ("torch.Tensor.mul", "aten::mul.Tensor", "AutogradCPU", "MulBackward0",
                      "backward node SumBackward0"):
         assert expected in text
+
+
+# Programs that reach every kernel declared with `dispatches_nothing` (ops/view.py,
+# ops/pointwise.py), in the dtypes and layouts those kernels branch on.
+DISPATCH_FREE_PROGRAMS = """
+x = torch.arange(24.0).reshape(2, 3, 4)
+c = torch.ones(2, 3, dtype=torch.complex64)
+i = torch.ones(3, dtype=torch.int64)
+v = x.view(6, 4); v = x.view(-1); v = x.t() if x.dim() == 2 else x.transpose(0, 2)
+v = x[0].t(); v = x.permute(2, 0, 1); v = x[:, :1].expand(2, 5, 4)
+v = x.unsqueeze(0); v = x.unsqueeze(-1).squeeze(); v = x[:1].squeeze(0); v = x[:1, :1].squeeze((0, 1))
+v = x.select(1, 2); v = x[:, 1:3, ::2]; v = x.diagonal(0, 1, 2); v = x.as_strided((2, 2), (1, 2), 1)
+v = x.unfold(2, 2, 1); v = x.split(1); v = x.split([1, 2], 1); v = x.unbind(1)
+v = torch.ops.aten.alias.default(x)
+y = torch.zeros(2, 3, 4); y.copy_(x); y.copy_(i.double()[0]); y.copy_(torch.ones(4, dtype=torch.int32))
+y.fill_(2.0); y.fill_(torch.tensor(3.0)); c.copy_(x[:, :, 0]); i.copy_(torch.ones(3))
+w = torch.ones(2, requires_grad=True); z = w * 1; u = z[0]; u2 = z.t() if z.dim() == 2 else z.view(2)
+with torch.no_grad():
+    n = x[0]; n2 = x.split(1)
+"""
+
+
+def test_dispatch_free_kernels_dispatch_nothing() -> None:
+    """Note [Fused redispatch]: a kernel declared `dispatches_nothing` makes no nested call."""
+    from refimpl.dispatch.table import is_dispatch_free  # noqa: PLC0415
+    from refimpl.ops import pointwise, view  # noqa: PLC0415
+
+    declared = {
+        name for module in (view, pointwise) for name, fn in vars(module).items()
+        if callable(fn) and is_dispatch_free(fn)
+    }
+    assert len(declared) >= 20
+    steps = _walk(trace_source(DISPATCH_FREE_PROGRAMS).steps)
+    assert not [s for s in steps if s.kind == "error"]
+    reached = set()
+    for step in steps:
+        if step.kind != "kernel" or not step.how:
+            continue
+        name = step.how.rpartition("(")[2].rstrip(")")
+        if name in declared:
+            reached.add(name)
+            assert not step.children, f"{name} dispatched {[c.name for c in step.children]}"
+    assert reached == declared

@@ -47,7 +47,7 @@ from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload
 from refimpl.dispatch.schema import FunctionSchema
 from refimpl.dispatch.schema_types import ListType
-from refimpl.dispatch.table import KernelRecord
+from refimpl.dispatch.table import KernelRecord, is_dispatch_free
 from refimpl.dispatch.tls import key_masks, push_masks, reset_masks, restore_masks
 from refimpl.ops import aten
 from refimpl.ops._register import registered_overloads
@@ -103,7 +103,19 @@ def inplace_kernel(positions: tuple[int, ...], keywords: tuple[str, ...]) -> Cal
                 args[0]._version_counter.bump()
             return result
 
-        return self_kernel if positions == (0,) and not keywords else kernel
+        def free_self_kernel(*args: Any, **kwargs: Any) -> Any:
+            # `self` written by a kernel that dispatches nothing: no keys to exclude.
+            result = below(*args, **kwargs)
+            counter = args[0]._counter
+            if type(counter) is VersionCounter:
+                counter.version += 1
+            else:
+                args[0]._version_counter.bump()
+            return result
+
+        if positions == (0,) and not keywords:
+            return free_self_kernel if is_dispatch_free(below) else self_kernel
+        return kernel
 
     return fuse
 
@@ -142,7 +154,17 @@ def view_kernel(multiple: bool) -> Callable[[Kernel], Kernel]:
             _record_views(result, source, multiple, enabled, inference_enabled())
             return result
 
-        return kernel
+        def free_kernel(*args: Any, **kwargs: Any) -> Any:
+            # Below, a kernel that dispatches nothing: no keys to exclude.
+            result = below(*args, **kwargs)
+            source = args[0]
+            enabled = grad_enabled()
+            if enabled and not multiple and source._autograd_meta is None:
+                return result
+            _record_views(result, source, multiple, enabled, inference_enabled())
+            return result
+
+        return free_kernel if is_dispatch_free(below) else kernel
 
     return fuse
 

@@ -92,6 +92,19 @@ class KernelRecord:
         return cls(fallthrough_kernel, debug, is_fallthrough=True)
 
 
+def dispatches_nothing(fn: Kernel) -> Kernel:
+    """Declare that a kernel calls no operator through the dispatcher (it computes with the
+    backend and the core alone). Note [Fused redispatch]: an ADInplaceOrView kernel fused with
+    such a kernel need not exclude keys for nested calls, there being none;
+    conformance/test_trace.py checks every declared kernel under the dispatch observer."""
+    fn.__refimpl_dispatches_nothing__ = True  # type: ignore[attr-defined]
+    return fn
+
+
+def is_dispatch_free(fn: Kernel) -> bool:
+    return getattr(fn, "__refimpl_dispatches_nothing__", False) is True
+
+
 class DispatchObserver:
     """Who watches kernels run (refimpl.utils.trace). Note [Dispatch observer]: while `wrap` is set,
     the kernel a key set resolves to is replaced by `wrap(entry, record, keyset)`, a record

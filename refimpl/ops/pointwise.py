@@ -26,6 +26,7 @@ from refimpl.core import layout
 from refimpl.core.config import config
 from refimpl.core.tensor import TensorImpl, array_of
 from refimpl.dispatch.overloads import namespace
+from refimpl.dispatch.table import dispatches_nothing
 from refimpl.ops import data
 from refimpl.ops._backward import Tensor
 from refimpl.ops._backward_binary import to_copy_backward
@@ -44,6 +45,7 @@ copy_ = defop("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Te
 
 
 @copy_.kernel(CEA)
+@dispatches_nothing
 def copy__kernel(self: TensorImpl, src: Operand, non_blocking: bool) -> Any:
     """`src` broadcast, cast and transferred into `self`. Torch: copy_ in Copy.cpp."""
     if not isinstance(src, TensorImpl):
@@ -58,6 +60,7 @@ fill_scalar = defop("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)")
 
 # Differs: torch registers fill_ per backend (CPU, CUDA, Meta, ...).
 @fill_scalar.kernel(CEA)
+@dispatches_nothing
 def fill_scalar_kernel(self: TensorImpl, value: Scalar) -> Any:
     """Every element set to `value`. Torch: fill_ in Fill.cpp."""
     return data.fill_(self, value)
@@ -68,6 +71,7 @@ fill_tensor = defop("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)")
 
 # Differs: torch registers fill_ per backend (CPU, CUDA, Meta, ...).
 @fill_tensor.kernel(CEA)
+@dispatches_nothing
 def fill_tensor_kernel(self: TensorImpl, value: TensorImpl) -> Any:
     """Every element set to a 0-dim tensor's value. Torch: fill_ in Fill.cpp."""
     if value._size:

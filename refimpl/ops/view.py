@@ -24,6 +24,7 @@ from refimpl.core.tensor import (
     make_view,
 )
 from refimpl.dispatch.overloads import namespace
+from refimpl.dispatch.table import dispatches_nothing
 from refimpl.ops import data
 from refimpl.ops._backward import (
     Tensor,
@@ -80,6 +81,7 @@ view = defop("view(Tensor(a) self, SymInt[] size) -> Tensor(a)")
 # Differs: torch registers view per backend (CPU, CUDA, Meta, ...); one geometry-only body
 # serves them all here.
 @view.kernel(CEA)
+@dispatches_nothing
 def view_kernel(self: TensorImpl, size: list[int]) -> Any:
     """A view with another shape; never copies. Torch: view in TensorShape.cpp."""
     return make_view(self, geometry.view(self._geometry(), size))
@@ -213,6 +215,7 @@ transpose = defop("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a
 
 
 @transpose.kernel(CEA)
+@dispatches_nothing
 def transpose_kernel(self: TensorImpl, dim0: int, dim1: int) -> Any:
     """Two dims swapped. Torch: transpose in TensorShape.cpp."""
     return make_view(self, geometry.transpose(self._geometry(), dim0, dim1))
@@ -228,6 +231,7 @@ t = defop("t(Tensor(a) self) -> Tensor(a)")
 
 
 @t.kernel(CEA)
+@dispatches_nothing
 def t_kernel(self: TensorImpl) -> Any:
     """transpose(0, 1) of a tensor with at most 2 dims. Torch: t in TensorShape.cpp."""
     return make_view(self, geometry.t(self._geometry()))
@@ -244,6 +248,7 @@ permute = defop("permute(Tensor(a) self, int[] dims) -> Tensor(a)")
 
 # Differs: torch registers permute for CompositeExplicitAutograd and MPS; no MPS here.
 @permute.kernel(CEA)
+@dispatches_nothing
 def permute_kernel(self: TensorImpl, dims: list[int]) -> Any:
     """The dims reordered. Torch: permute in TensorShape.cpp."""
     return make_view(self, geometry.permute(self._geometry(), dims))
@@ -261,6 +266,7 @@ expand = defop("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) ->
 
 
 @expand.kernel(CEA)
+@dispatches_nothing
 def expand_kernel(self: TensorImpl, size: list[int], *, implicit: bool) -> Any:
     """Size-1 dims repeated with stride 0, new leading dims added. Torch: expand."""
     return make_view(self, geometry.expand(self._geometry(), size, legacy_type_name(self._dtype)))
@@ -278,6 +284,7 @@ unsqueeze = defop("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)")
 
 
 @unsqueeze.kernel(CEA)
+@dispatches_nothing
 def unsqueeze_kernel(self: TensorImpl, dim: int) -> Any:
     """A size-1 dim inserted at `dim`. Torch: unsqueeze in TensorShape.cpp."""
     return make_view(self, geometry.unsqueeze(self._geometry(), dim))
@@ -293,6 +300,7 @@ squeeze = defop("squeeze(Tensor(a) self) -> Tensor(a)")
 
 
 @squeeze.kernel(CEA)
+@dispatches_nothing
 def squeeze_kernel(self: TensorImpl) -> Any:
     """Every size-1 dim removed. Torch: squeeze in TensorShape.cpp."""
     return make_view(self, geometry.squeeze(self._geometry(), None))
@@ -308,6 +316,7 @@ squeeze_dim = defop("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)")
 
 
 @squeeze_dim.kernel(CEA)
+@dispatches_nothing
 def squeeze_dim_kernel(self: TensorImpl, dim: int) -> Any:
     """`dim` removed if its size is 1. Torch: squeeze.dim in TensorShape.cpp."""
     return make_view(self, geometry.squeeze(self._geometry(), [dim]))
@@ -323,6 +332,7 @@ squeeze_dims = defop("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)")
 
 
 @squeeze_dims.kernel(CEA)
+@dispatches_nothing
 def squeeze_dims_kernel(self: TensorImpl, dim: list[int]) -> Any:
     """The listed dims of size 1 removed. Torch: squeeze.dims in TensorShape.cpp."""
     return make_view(self, geometry.squeeze(self._geometry(), dim))
@@ -340,6 +350,7 @@ select = defop("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)")
 
 
 @select.kernel(CEA)
+@dispatches_nothing
 def select_kernel(self: TensorImpl, dim: int, index: int) -> Any:
     """The slice at `index` of `dim`, that dim removed. Torch: select in TensorShape.cpp."""
     return make_view(self, geometry.select(self._geometry(), dim, index))
@@ -360,6 +371,7 @@ slice_ = defop(
 
 
 @slice_.kernel(CEA)
+@dispatches_nothing
 def slice_kernel(self: TensorImpl, dim: int, start: int | None, end: int | None, step: int) -> Any:
     """Every `step`-th index of `dim` in [start, end), clamped. Torch: slice in TensorShape.cpp."""
     return make_view(self, geometry.slice_(self._geometry(), dim, start, end, step))
@@ -397,6 +409,7 @@ diagonal = defop("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1)
 
 
 @diagonal.kernel(CEA)
+@dispatches_nothing
 def diagonal_kernel(self: TensorImpl, offset: int, dim1: int, dim2: int) -> Any:
     """A diagonal of the (dim1, dim2) planes, as the last dim. Torch: diagonal."""
     return make_view(self, geometry.diagonal(self._geometry(), offset, dim1, dim2))
@@ -418,6 +431,7 @@ as_strided = defop(
 
 # Differs: torch registers as_strided per backend (CPU, CUDA, Meta, ...).
 @as_strided.kernel(CEA)
+@dispatches_nothing
 def as_strided_kernel(
     self: TensorImpl, size: list[int], stride: list[int], storage_offset: int | None
 ) -> Any:
@@ -450,6 +464,7 @@ unfold = defop("unfold(Tensor(a) self, int dimension, int size, int step) -> Ten
 
 # Differs: torch registers unfold per backend (CPU, CUDA, Meta, ...).
 @unfold.kernel(CEA)
+@dispatches_nothing
 def unfold_kernel(self: TensorImpl, dimension: int, size: int, step: int) -> Any:
     """Windows of `size` every `step` along `dimension`, as a new last dim. Torch: unfold."""
     return make_view(self, geometry.unfold(self._geometry(), dimension, size, step))
@@ -467,6 +482,7 @@ alias = defop("alias(Tensor(a) self) -> Tensor(a)")
 
 
 @alias.kernel(CEA)
+@dispatches_nothing
 def alias_kernel(self: TensorImpl) -> Any:
     """A view with the same geometry. Torch: alias in TensorShape.cpp."""
     return make_view(self, self._geometry())
@@ -506,6 +522,7 @@ split = defop("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -
 
 
 @split.kernel(CEA)
+@dispatches_nothing
 def split_kernel(self: TensorImpl, split_size: int, dim: int) -> list[Any]:
     """Pieces of `split_size` along `dim`, the last one shorter. Torch: split in TensorShape.cpp."""
     if not self._size:
@@ -549,6 +566,7 @@ split_with_sizes = defop(
 
 
 @split_with_sizes.kernel(CEA)
+@dispatches_nothing
 def split_with_sizes_kernel(self: TensorImpl, split_sizes: list[int], dim: int) -> list[Any]:
     """Pieces of the given lengths along `dim`. Torch: split_with_sizes in TensorShape.cpp."""
     if not self._size:
@@ -588,6 +606,7 @@ unbind = defop("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]")
 
 
 @unbind.kernel(CEA)
+@dispatches_nothing
 def unbind_kernel(self: TensorImpl, dim: int) -> list[Any]:
     """Every index of `dim` selected. Torch: unbind in TensorShape.cpp."""
     if not self._size:
