@@ -220,6 +220,7 @@ def overridable(
     public: Callable[[], Function] | None = None,
     modes_only: bool = False,
     type_error_is_not_implemented: bool = False,
+    binary: bool = False,
 ) -> Function:
     """`fn` behind the protocol: what the API exposes. `public` gives the object a handler is
     told of when it is not the wrapper itself (a Python operator reports the method torch
@@ -228,7 +229,8 @@ def overridable(
     shows modes (factories: torch.empty); `type_error_is_not_implemented` for the reflected
     operators torch defines in Python (torch:
     _handle_torch_function_and_wrap_type_error_to_not_implemented), so `2 @ t` still lets
-    Python try the other operand."""
+    Python try the other operand. `binary`: `fn` takes exactly (self, other), a Python
+    operator's signature, and the wrapper takes them as they are (no argument packing)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -237,7 +239,7 @@ def overridable(
             if relevant or TF_TLS.modes_active:
                 if self_counts and relevant is not None:
                     relevant = with_self(relevant, args)
-                reported = wrapper if public is None else public()
+                reported = exposed if public is None else public()
                 if not type_error_is_not_implemented:
                     return handle_torch_function(reported, relevant, args, kwargs)
                 try:
@@ -252,11 +254,24 @@ def overridable(
             relevant = [] if modes_only else overloaded_args(args, kwargs)
             if not relevant or TF_TLS.modes_active:
                 raise
-        reported = wrapper if public is None else public()
+        reported = exposed if public is None else public()
         return handle_torch_function(reported, relevant, args, kwargs)
 
-    wrapper.__wrapped_by_torch_function__ = True  # type: ignore[attr-defined]
-    return wrapper
+    @functools.wraps(fn)
+    def binary_wrapper(self: Any, other: Any) -> Any:
+        # The same as `wrapper`, for the calls Python makes to an operator: (self, other).
+        if PROTOCOL.active:
+            return wrapper(self, other)
+        try:
+            return fn(self, other)
+        except Exception:
+            if not overloaded_args((self, other), {}):
+                raise
+        return wrapper(self, other)
+
+    exposed = binary_wrapper if binary else wrapper
+    exposed.__wrapped_by_torch_function__ = True  # type: ignore[attr-defined]
+    return exposed
 
 
 def overridable_property(prop: property, owner: type, name: str) -> property:
@@ -398,12 +413,22 @@ def install_on_tensor(cls: type) -> list[str]:
                     self_counts=counts,
                     public=public,
                     type_error_is_not_implemented=reflected and name != "__format__",
+                    binary=_is_binary(static),
                 ),
             )
         else:
             continue
         installed.append(qualified)
     return installed
+
+
+def _is_binary(fn: Function) -> bool:
+    """Whether `fn` takes exactly two positional parameters (a Python binary operator)."""
+    parameters = list(inspect.signature(fn).parameters.values())
+    return len(parameters) == 2 and all(
+        p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.default is p.empty
+        for p in parameters
+    )
 
 
 def install_on_namespace(namespace: dict[str, Any], torch_module: str) -> list[str]:
