@@ -6,6 +6,8 @@ promotion, random numbers; `refimpl.config` picks the array backend per device t
 
 from __future__ import annotations
 
+import importlib
+
 __version__ = "0.1.0"
 
 # Public modules with torch's paths: refimpl.ops (torch.ops), refimpl.library, refimpl._C.
@@ -525,6 +527,9 @@ _install_on_namespace(vars(special), "torch.special")
 
 
 def __getattr__(name: str) -> object:
+    # torch._subclasses (FakeTensor) loads on first use: `import refimpl` does not pay for it.
+    if name == "_subclasses":
+        return importlib.import_module("refimpl._subclasses")
     # torch's public names that refimpl does not have yet say so, rather than a bare
     # AttributeError (the names come from torch's stubs, spec/api_signatures.json).
     if not name.startswith("__") and api_signatures("torch", name):

@@ -377,7 +377,9 @@ def _value_to_tensor(self: TensorImpl, value: object) -> Any:
         # Differs: torch makes a meta scalar with a dispatched aten.scalar_tensor here.
         scalar = empty_tensor((), self._dtype, dev, None)
     else:
-        backend = self._storage.backend if dev.type == "cpu" else config.backends.resolve("cpu")
+        # A tensor without data (a FakeTensor's storage) lifts a scalar made on the CPU.
+        own = self._storage.backend if dev.type == "cpu" else None
+        backend = own or config.backends.resolve("cpu")
         assert backend is not None  # a tensor not on the meta device has data
         array = backend.xp.asarray(converted, dtype=backend_dtype(backend, self._dtype))
         scalar = from_array(array, self._dtype, backend, _CPU)

@@ -164,6 +164,19 @@ def print_as_plain_tensor(cls: type) -> None:
     _PLAIN_TENSOR_TYPES.add(cls)
 
 
+# Tensor classes printed like meta tensors (`...` for values, `size=` always) whatever their
+# device; refimpl._subclasses registers FakeTensor.
+_VALUELESS_TENSOR_TYPES: Final[list[type]] = []
+
+
+def print_without_values(cls: type) -> None:
+    """Print instances of `cls` (and its subclasses) as meta tensors: no values, `size=`.
+
+    Torch: `is_meta = self.is_meta or isinstance(self, FakeTensor)` in _str_intern.
+    """
+    _VALUELESS_TENSOR_TYPES.append(cls)
+
+
 # --- which values are shown --------------------------------------------------------------
 
 # Note [What a summarised tensor shows]
@@ -436,7 +449,7 @@ def tensor_str(t: PrintableTensor) -> str:
     dtype = t.dtype
     size_suffix = f"size={tuple(t.shape)}"
     dtype_suffix = f"dtype={dtype}"
-    if t.is_meta:
+    if t.is_meta or (_VALUELESS_TENSOR_TYPES and isinstance(t, tuple(_VALUELESS_TENSOR_TYPES))):
         suffixes.append(size_suffix)
         if dtype is not get_default_dtype():
             suffixes.append(dtype_suffix)

@@ -486,7 +486,9 @@ class Tensor(
         return self._dtype.is_complex
 
     def get_device(self) -> int:
-        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+        # torch: -1 for CPU and meta tensors, which have no device index.
+        dev = self.device
+        return -1 if dev.type in ("cpu", "meta") else (dev.index or 0)
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """This tensor with another dtype and/or device; itself if nothing changes.
