@@ -46,8 +46,9 @@ class _Record(TorchFunctionMode):
 
 
 def _first_seen(call: Callable[[Any], Any], operand: Any) -> tuple[str, list[str]] | None:
-    """The first function the mode is told of when `call(operand)` runs (the operand made
-    before the mode is entered)."""
+    """The function the mode is told of when `call(operand)` runs (the operand made before
+    the mode is entered), if it is told of exactly one: a dunder torch does not intercept
+    itself (`__iter__`) shows the several calls its body makes, and is no alias."""
     mode = _Record()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -56,7 +57,7 @@ def _first_seen(call: Callable[[Any], Any], operand: Any) -> tuple[str, list[str
                 call(operand)
         except Exception:  # noqa: BLE001, S110  # an operand the dunder refuses: no fact
             pass
-    return mode.seen[0] if mode.seen else None
+    return mode.seen[0] if len(mode.seen) == 1 else None
 
 
 def _operators() -> dict[str, dict[str, Any]]:
