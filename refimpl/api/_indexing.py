@@ -233,7 +233,7 @@ def _sequence_to_tensor(self: TensorImpl, item: Any) -> Any:
     backend = self._storage.backend or config.backends.resolve("cpu")
     inferred = _infer_scalar_type(item, backend)
     dtype = inferred if inferred in _MASK_DTYPES else int64
-    return aten.lift_fresh.default(tensor(item, dtype=dtype, device=dev))
+    return tensor(item, dtype=dtype, device=dev)  # torch.tensor lifts it (aten.lift_fresh)
 
 
 def _count_specified_dimensions(items: tuple[Any, ...]) -> int:

@@ -217,8 +217,19 @@ def tensor(
     """A new tensor with a copy of `data` (nested sequences, scalars, arrays).
 
     Torch: torch.tensor. The dtype is inferred as torch infers it: bool, int64, the default
-    float dtype, the default complex dtype, or the array's own dtype.
+    float dtype, the default complex dtype, or the array's own dtype. The tensor is made
+    without dispatching, then passed through aten.lift_fresh (what a TorchDispatchMode sees,
+    and how FakeTensorMode turns it into a fake), then made to require grad.
     """
+    made = _new_from_data(data_obj, dtype, device)
+    lifted: Tensor = aten.lift_fresh.default(made)
+    return _finish(lifted, requires_grad)
+
+
+def _new_from_data(
+    data_obj: Any, dtype: DType | None, device: device | str | int | None
+) -> Tensor:
+    """Torch: internal_new_from_data (torch/csrc/utils/tensor_new.cpp)."""
     dev, backend = _target(device)
     if isinstance(data_obj, TensorImpl):
         warnings.warn(
@@ -229,7 +240,7 @@ def tensor(
             stacklevel=2,
         )
         out: Tensor = data.to_copy(data_obj, dtype or data_obj._dtype, dev, backend)
-        return _finish(out, requires_grad)
+        return out
     if isinstance(data_obj, str):
         raise TypeError(f"new(): invalid data type '{type(data_obj).__name__}'")
     if _is_host_array(data_obj) and not isinstance(data_obj, (list, tuple)):
@@ -240,20 +251,22 @@ def tensor(
             raise TypeError(f"can't convert np.ndarray of type {getattr(array, 'dtype', '?')}")
         target = dtype or source
         if backend is None:
-            return _finish(empty_tensor(tuple(array.shape), target, dev, None), requires_grad)
+            made: Tensor = empty_tensor(tuple(array.shape), target, dev, None)
+            return made
         xp = backend.xp
         array = data.cast_array(xp, array, source, target, backend)
         out = _wrap(xp.asarray(array, copy=True), target, dev, backend)
-        return _finish(out, requires_grad)
+        return out
     # torch: internal_new_from_data reads the shape first, then infers the dtype.
     shape = _compute_sizes(data_obj)
     target = dtype or _infer_scalar_type(data_obj, backend or config.backends.resolve("cpu"))
     if backend is None:
-        return _finish(empty_tensor(shape, target, dev, None), requires_grad)
+        meta: Tensor = empty_tensor(shape, target, dev, None)
+        return meta
     values = [_store_scalar(v, target) for v in _leaves(data_obj, shape)]
     xp = backend.xp
     array = xp.reshape(xp.asarray(values, dtype=backend_dtype(backend, target)), shape)
-    return _finish(_wrap(array, target, dev, backend), requires_grad)
+    return _wrap(array, target, dev, backend)
 
 
 def as_tensor(
