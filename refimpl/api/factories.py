@@ -16,7 +16,6 @@ from refimpl._base import dtypes as dt
 from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import default_complex_dtype, get_default_dtype, promote_types
-from refimpl.api import _ranges
 from refimpl.api._args import sizes
 from refimpl.api._autograd_methods import set_requires_grad_for_factory
 from refimpl.api._call import torch_function
@@ -30,7 +29,7 @@ from refimpl.core.tensor import (
     from_array,
     make_tensor,
 )
-from refimpl.ops import aten, data
+from refimpl.ops import _ranges, aten, data
 
 if TYPE_CHECKING:
     from refimpl.api.tensor import Tensor
@@ -562,23 +561,32 @@ def arange(
     device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """Values from `start` to `end` (exclusive) by `step`. Torch: torch.arange.
+    """Values from `start` to `end` (exclusive) by `step`. Torch: torch.arange (aten.arange,
+    arange.start, arange.start_step, and their out= forms; ops/ranges.py).
 
     The dtype is int64 unless an argument is a float (then the default dtype). The size and
-    the values follow torch's CPU kernel (see api/_ranges.py): an integer dtype truncates
+    the values follow torch's CPU kernel (see ops/_ranges.py): an integer dtype truncates
     start and step first, so `arange(0, 2.5, 0.5, dtype=int32)` is five zeros.
     """
-    if end is None:
+    one_argument = end is None
+    if one_argument:
         start, end = 0, start
     start, end, step = (_range_argument(v) for v in (start, end, step))
-    is_float = any(isinstance(v, float) for v in (start, end, step))
-    target = dtype or (get_default_dtype() if is_float else dt.int64)
-    count, x_start, x_step = _ranges.arange_size(start, end, step, target)
-    dev, backend = _target(device)
-    if backend is None:
-        return _finish(empty_tensor((count,), target, dev, None), requires_grad)
-    array = _ranges.arange_array(backend, count, x_start, x_step, target)
-    return _finish(_wrap(array, target, dev, backend), requires_grad)
+    result: Tensor
+    if out is not None:
+        if one_argument:
+            result = aten.arange.out(end, out=out)
+        else:
+            result = aten.arange.start_out(start, end, step, out=out)
+        return result
+    options = _options("arange", dtype, device)
+    if one_argument:
+        result = aten.arange.default.call_validated((end,), options)
+    elif step == 1 and type(step) is int:
+        result = aten.arange.start.call_validated((start, end), options)
+    else:
+        result = aten.arange.start_step.call_validated((start, end, step), options)
+    return _finish(result, requires_grad)
 
 
 def _space(

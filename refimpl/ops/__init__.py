@@ -30,6 +30,7 @@ from refimpl.ops import order as order
 from refimpl.ops import pointwise as pointwise
 from refimpl.ops import predicates as predicates
 from refimpl.ops import products as products
+from refimpl.ops import ranges as ranges
 from refimpl.ops import reduction as reduction
 from refimpl.ops import reduction_extremes as reduction_extremes
 from refimpl.ops import reduction_moments as reduction_moments
