@@ -6,6 +6,7 @@ promotion, random numbers; `refimpl.config` picks the array backend per device t
 
 from __future__ import annotations
 
+import builtins as _builtins
 import importlib
 
 __version__ = "0.1.0"
@@ -521,9 +522,25 @@ for _family in (constructions, indexing_ops, joins, masking, products, reduction
 
 # Every overridable refimpl.* function goes through the __torch_function__ protocol.
 from refimpl.api._torch_function import install_on_namespace as _install_on_namespace
+from refimpl.api._torch_function import overridable as _overridable
+from refimpl.autograd import grad_mode as _autograd_grad_mode
 
 _install_on_namespace(globals(), "torch")
+_install_on_namespace(globals(), "torch.functional")  # torch.norm, einsum, ... are these
 _install_on_namespace(vars(special), "torch.special")
+
+
+def _set_grad_enabled(mode: _builtins.bool) -> None:
+    """Torch: torch._C._set_grad_enabled, what the grad-mode context managers call (a
+    TorchFunctionMode sees it)."""
+    _autograd_grad_mode.GRAD_STATE.enabled = mode
+
+
+# The grad-mode setter and autograd.grad go through the protocol as torch's do.
+_set_grad_enabled = _overridable(_set_grad_enabled, modes_only=True)
+_C._set_grad_enabled = _set_grad_enabled  # type: ignore[attr-defined]
+_autograd_grad_mode.GRAD_MODE_SETTER.set = _set_grad_enabled
+autograd.grad = _overridable(autograd.grad, python_level=True)
 
 
 def __getattr__(name: str) -> object:

@@ -204,6 +204,9 @@ def _resolve(qualified: str) -> Any:
     parts = qualified.split(".")
     if parts[0] != "torch":
         return None
+    if parts[1:2] == ["functional"] and len(parts) == 3:
+        # torch.functional's functions (norm, einsum, split, ...) are refimpl's top-level ones.
+        return getattr(refimpl, parts[2], None)
     obj: Any = refimpl
     for i, part in enumerate(parts[1:], start=1):
         if part in ("__get__", "__set__") and i == len(parts) - 1:
@@ -233,8 +236,9 @@ def _tables() -> tuple[dict[Any, list[Any]], dict[Any, str], set[Any]]:
         namespace = _resolve(qualified.rpartition(".")[0])
         if isinstance(namespace, property):
             namespace = Tensor
-        by_namespace.setdefault(namespace, []).append(obj)
-        names[obj] = qualified
+        if obj not in names:
+            by_namespace.setdefault(namespace, []).append(obj)
+        names[obj] = facts.resolved_as.get(qualified, qualified)
     ignored = {obj for name in facts.ignored if (obj := _resolve(name)) is not None}
     for qualified in facts.mode_only:
         obj = _resolve(qualified)

@@ -141,8 +141,40 @@ def _noargs_methods() -> list[str]:
     return found
 
 
+def _overridable_names() -> list[str]:
+    """Every public name an overridable function has: torch.overrides' table keeps one name
+    per object (resolve_name), so an alias (torch.mm, which is torch.spmm's builtin) is found
+    by walking each namespace's attributes."""
+    table = get_overridable_functions()
+    ids = {id(f) for functions in table.values() for f in functions}
+    names = set(_names(f for functions in table.values() for f in functions))
+    for namespace in table:
+        if isinstance(namespace, type) or not hasattr(namespace, "__name__"):
+            continue
+        for attr in dir(namespace):
+            if id(getattr(namespace, attr, None)) in ids:
+                names.add(f"{namespace.__name__}.{attr}")
+    return sorted(names)
+
+
 def _names(functions: Any) -> list[str]:
     return sorted({resolve_name(f) or repr(f) for f in functions})
+
+
+def _resolved_as(names: list[str]) -> dict[str, str]:
+    """Names whose function torch's resolve_name calls by another name (its index keeps one
+    name per object: torch.mm is torch.spmm's builtin, named "torch.spmm")."""
+    found = {}
+    for name in names:
+        obj: Any = torch
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part, None)
+            if obj is None:
+                break
+        resolved = None if obj is None else resolve_name(obj)
+        if resolved is not None and resolved != name:
+            found[name] = resolved
+    return dict(sorted(found.items()))
 
 
 def _mode_only() -> list[str]:
@@ -156,9 +188,7 @@ def _mode_only() -> list[str]:
 
 
 def main() -> None:
-    overridable = _names(
-        f for functions in get_overridable_functions().values() for f in functions
-    )
+    overridable = _overridable_names()
     facts = {
         "torch_version": torch.__version__,
         "operators": _operators(),
@@ -167,6 +197,7 @@ def main() -> None:
         "overridable": overridable,
         "ignored": _names(get_ignored_functions()),
         "mode_only": _mode_only(),
+        "resolved_as": _resolved_as(overridable),
     }
     OUT.write_text(json.dumps(facts, indent=1, sort_keys=False) + "\n")
     print(

@@ -244,6 +244,9 @@ class TorchFunctionFacts:
     """torch.overrides.get_ignored_functions(), by torch's names."""
     mode_only: frozenset[str]
     """Ignored functions that modes still see (bound in C++: factories such as torch.empty)."""
+    resolved_as: dict[str, str]
+    """Names torch.overrides.resolve_name gives another name (torch.mm -> torch.spmm, the same
+    builtin; torch.atleast_1d -> torch.functional.atleast_1d, written in Python)."""
 
 
 @cache
@@ -255,4 +258,5 @@ def torch_function_facts() -> TorchFunctionFacts:
         tuple(document["overridable"]),
         frozenset(document["ignored"]),
         frozenset(document["mode_only"]),
+        dict(document["resolved_as"]),
     )

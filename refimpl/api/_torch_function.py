@@ -150,6 +150,20 @@ def with_self(relevant: list[Any], args: tuple[Any, ...]) -> list[Any]:
     return found
 
 
+def with_plain(relevant: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """`relevant` with the plain Tensors among the arguments too (lists looked into): what
+    torch's Python-level functions report (torch.overrides._get_overloaded_args)."""
+    if TF_TLS.state != ENABLED:
+        return relevant
+    found = list(relevant)
+    seen = [type(a) for a in found]
+    for value in (*args, *kwargs.values()):
+        for item in value if type(value) is list or type(value) is tuple else (value,):
+            if type(item) in _PLAIN:
+                _append(found, seen, item)
+    return found
+
+
 # --- handling ---------------------------------------------------------------------------------
 
 
@@ -221,6 +235,7 @@ def overridable(
     modes_only: bool = False,
     type_error_is_not_implemented: bool = False,
     binary: bool = False,
+    python_level: bool = False,
 ) -> Function:
     """`fn` behind the protocol: what the API exposes. `public` gives the object a handler is
     told of when it is not the wrapper itself (a Python operator reports the method torch
@@ -230,14 +245,18 @@ def overridable(
     operators torch defines in Python (torch:
     _handle_torch_function_and_wrap_type_error_to_not_implemented), so `2 @ t` still lets
     Python try the other operand. `binary`: `fn` takes exactly (self, other), a Python
-    operator's signature, and the wrapper takes them as they are (no argument packing)."""
+    operator's signature, and the wrapper takes them as they are (no argument packing).
+    `python_level`: a function torch writes in Python (torch.functional's, autograd.grad),
+    whose handle_torch_function counts plain Tensors among the types too."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if PROTOCOL.active and (PROTOCOL.subclassed or TF_TLS.modes_active):
             relevant = [] if modes_only else overloaded_args(args, kwargs)
             if relevant or TF_TLS.modes_active:
-                if self_counts and relevant is not None:
+                if python_level:
+                    relevant = with_plain(relevant, args, kwargs)
+                elif self_counts:
                     relevant = with_self(relevant, args)
                 reported = exposed if public is None else public()
                 if not type_error_is_not_implemented:
@@ -443,7 +462,12 @@ def install_on_namespace(namespace: dict[str, Any], torch_module: str) -> list[s
         name = qualified[len(prefix) :]
         fn = namespace.get(name)
         if inspect.isfunction(fn) and not is_overridable(fn):
-            namespace[name] = overridable(fn, modes_only=qualified in facts.mode_only)
+            resolved = facts.resolved_as.get(qualified, qualified)
+            namespace[name] = overridable(
+                fn,
+                modes_only=qualified in facts.mode_only,
+                python_level=resolved.startswith("torch.functional."),
+            )
             installed.append(qualified)
     return installed
 

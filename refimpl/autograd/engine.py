@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Final
 
-from refimpl._base.keys import PYTHON_KEYS
 from refimpl.autograd.anomaly_mode import ANOMALY, check_nan_outputs
 from refimpl.autograd.grad_mode import GRAD_STATE
 from refimpl.autograd.graph import AccumulateGrad, InputMetadata, Node
 from refimpl.autograd.variable import AutogradMeta, Edge, meta_of
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl
+from refimpl.dispatch.python_dispatch import is_tensor_subclass_like
 from refimpl.ops import aten
 from refimpl.ops._backward import sum_to
 
@@ -75,11 +75,11 @@ class GraphTask:
     def _may_overwrite(self, t: Any, other: Any) -> bool:
         """Torch: can_accumulate_inplace (nothing else holds the tensor or its storage: here,
         the engine made it, gave it to one place, and it is no view), for an addition that
-        keeps its dtype and shape; never a tensor subclass (torch: isTensorSubclassLike, the
-        Python keys)."""
+        keeps its dtype and shape; never a tensor subclass, nor under a dispatch mode (torch:
+        isTensorSubclassLike)."""
         return (
             id(t) in self.owned
-            and not t._key_set & PYTHON_KEYS.raw
+            and not is_tensor_subclass_like(t)
             and self.deliveries.get(id(t), 0) == 1
             and t._base is None
             and t._dtype is other._dtype

@@ -11,7 +11,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from refimpl._base.keys import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from refimpl.core.grad_mode import GRAD_STATE, is_grad_enabled
@@ -71,15 +71,30 @@ class _DecoratorContextManager:
         raise NotImplementedError
 
 
+def _set_flag(mode: bool) -> None:
+    GRAD_STATE.enabled = mode
+
+
+class GradModeSetter:
+    """What sets grad mode: torch._C._set_grad_enabled, which a TorchFunctionMode sees (the
+    API layer installs the version behind the protocol: refimpl._C._set_grad_enabled)."""
+
+    set: Callable[[bool], None] = staticmethod(_set_flag)
+
+
+GRAD_MODE_SETTER: Final = GradModeSetter()
+
+
 class no_grad(_DecoratorContextManager):  # torch's name
-    """Disable gradient recording in the block. Torch: torch.no_grad."""
+    """Disable gradient recording in the block. Torch: torch.no_grad (through
+    set_grad_enabled, so a mode sees _set_grad_enabled on entry and exit)."""
 
     def __init__(self) -> None:
         self.prev = False
 
     def __enter__(self) -> None:
         self.prev = GRAD_STATE.enabled
-        GRAD_STATE.enabled = False
+        GRAD_MODE_SETTER.set(False)
 
     def __exit__(
         self,
@@ -87,7 +102,7 @@ class no_grad(_DecoratorContextManager):  # torch's name
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        GRAD_STATE.enabled = self.prev
+        GRAD_MODE_SETTER.set(self.prev)
 
 
 class enable_grad(_DecoratorContextManager):  # torch's name
@@ -98,7 +113,7 @@ class enable_grad(_DecoratorContextManager):  # torch's name
 
     def __enter__(self) -> None:
         self.prev = GRAD_STATE.enabled
-        GRAD_STATE.enabled = True
+        GRAD_MODE_SETTER.set(True)
 
     def __exit__(
         self,
@@ -106,7 +121,7 @@ class enable_grad(_DecoratorContextManager):  # torch's name
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        GRAD_STATE.enabled = self.prev
+        GRAD_MODE_SETTER.set(self.prev)
 
 
 class set_grad_enabled(_DecoratorContextManager):  # torch's name
@@ -122,14 +137,14 @@ class set_grad_enabled(_DecoratorContextManager):  # torch's name
             )
         self.prev = GRAD_STATE.enabled
         self.mode = mode
-        GRAD_STATE.enabled = mode
+        GRAD_MODE_SETTER.set(mode)
 
     def __call__(self, func: F) -> F:
-        GRAD_STATE.enabled = self.prev  # as a decorator it sets the mode per call only
+        GRAD_MODE_SETTER.set(self.prev)  # as a decorator it sets the mode per call only
         return super().__call__(func)
 
     def __enter__(self) -> None:
-        GRAD_STATE.enabled = self.mode
+        GRAD_MODE_SETTER.set(self.mode)
 
     def __exit__(
         self,
@@ -137,7 +152,7 @@ class set_grad_enabled(_DecoratorContextManager):  # torch's name
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        GRAD_STATE.enabled = self.prev
+        GRAD_MODE_SETTER.set(self.prev)
 
     def clone(self) -> set_grad_enabled:
         return self.__class__(self.mode)

@@ -251,7 +251,7 @@ class SavedVariable:
     with the node as its grad_fn, so the node and its output do not keep each other alive.
     """
 
-    __slots__ = ("_data", "_freed", "_output_nr", "_packed", "_unpack", "_version")
+    __slots__ = ("_data", "_freed", "_original", "_output_nr", "_packed", "_unpack", "_version")
 
     def __init__(self, t: TensorImpl, *, is_output: bool, output_nr: int = 0) -> None:
         if is_inference(t):
@@ -263,7 +263,12 @@ class SavedVariable:
         self._freed = False
         self._unpack: Hook | None = None
         self._packed: Any = None
-        data: TensorImpl = detached_alias(t) if is_output else t
+        # torch: an input, or an output that is a leaf (no history: a non-differentiable
+        # output such as max.dim's indices), is kept as it is; any other output as a detached
+        # alias (tensor_data), given its history again when unpacked.
+        meta = t._autograd_meta
+        self._original = not is_output or meta is None or meta.grad_fn is None
+        data: TensorImpl = t if self._original else detached_alias(t)
         if SAVED_HOOKS.stack:
             pack, self._unpack = SAVED_HOOKS.stack[-1]
             self._packed = pack(data)
@@ -279,7 +284,7 @@ class SavedVariable:
         assert data is not None
         if data._version != self._version:
             raise RuntimeError(self._modified_message(data, node))
-        if node is None or self._output_nr < 0:
+        if node is None or self._original:
             return data
         out = detached_alias(data)
         set_history(out, node, self._output_nr)

@@ -94,6 +94,14 @@ def pop_mode() -> Any:
     return mode
 
 
+def is_tensor_subclass_like(t: TensorImpl) -> bool:
+    """Whether `t` is a subclass with `__torch_dispatch__`, or any tensor while a dispatch mode
+    is on the stack. Torch: at::isTensorSubclassLike (which checks
+    c10::impl::dispatch_mode_enabled first): where it holds, autograd avoids writing in place
+    (the engine's gradient sums, formulas such as gather's backward)."""
+    return bool(PYTHON_DISPATCH_STATE.modes) or bool(t._key_set & _PYTHON_RAW)
+
+
 def stack_len() -> int:
     """Torch: torch._C._len_torch_dispatch_stack."""
     return len(PYTHON_DISPATCH_STATE.modes)

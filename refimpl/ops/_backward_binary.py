@@ -195,16 +195,18 @@ def clamp_backward(
 ) -> Tensor:
     """grad where min <= self <= max (the subgradient 1 at the bounds), else 0.
 
-    Torch: clamp_backward (the Scalar and the Tensor bounds forms alike)."""
+    Torch: clamp_backward (the Scalar and the Tensor bounds forms alike), which makes its zero
+    before the comparison (the order a TorchDispatchMode sees)."""
+    if min is None and max is None:
+        return grad
+    zero = zero_scalar(grad)
     if min is not None and max is not None:
         inside = aten.logical_and.default(_compare("ge", self, min), _compare("le", self, max))
     elif min is not None:
         inside = _compare("ge", self, min)
-    elif max is not None:
-        inside = _compare("le", self, max)
     else:
-        return grad
-    return aten.where.self(inside, grad, zero_scalar(grad))
+        inside = _compare("le", self, max)
+    return aten.where.self(inside, grad, zero)
 
 
 def clamp_backward_min_max(

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from refimpl.dispatch.overloads import namespace
+from refimpl.dispatch.python_dispatch import is_tensor_subclass_like
 from refimpl.ops._backward import Tensor
 
 aten = namespace("aten")
@@ -43,6 +44,9 @@ def gather_backward(grad: Tensor, self: Tensor, dim: int, index: Tensor) -> Tens
     no sparse layout).
     """
     result = _zeros(grad, self._size)
+    if is_tensor_subclass_like(index) or is_tensor_subclass_like(grad):
+        # torch: out of place for subclasses and under dispatch modes (areAnyTensorSubclassLike).
+        return aten.scatter_add.default(result, dim, index, grad)
     return aten.scatter_add_.default(result, dim, index, grad)
 
 

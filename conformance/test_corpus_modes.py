@@ -1,0 +1,122 @@
+"""What torch's extension points see, for every program of the corpus (corpus_programs.py),
+with plain inputs and with inputs that require grad: the functions a TorchFunctionMode is told
+of (by torch.overrides.resolve_name, with the types) and the aten overloads a
+TorchDispatchMode sees, on refimpl and on torch, must be equal, and so must the results.
+
+Where refimpl's aten calls differ from torch's for a reason outside the protocols (a
+derivative formula calling other ops than torch's, say), the program is listed in DIFFERS
+with the reason and checked to still differ, so it leaves the list once it matches.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import pytest
+import torch
+import torch.utils._python_dispatch
+
+import refimpl
+import refimpl.overrides
+import refimpl.utils._python_dispatch
+from conformance.corpus_programs import PROGRAMS, inputs
+
+# (program, requires_grad, which log) -> why refimpl's log differs from torch's.
+_EINSUM = (
+    "refimpl's einsum drops the contracted dims with squeeze.dims where torch's sumproduct_pair "
+    "reshapes with view (ops/products.py)"
+)
+_ORDER = (
+    "the derivative formulas make the same ops in another order: torch's C++ evaluates a "
+    "call's arguments right to left (GCC) and its formulas in generated order"
+)
+DIFFERS: Final[dict[tuple[str, bool, str], str]] = {
+    ("bmm_einsum", False, "dispatch"): _EINSUM,
+    ("bmm_einsum", True, "dispatch"): _EINSUM,
+    ("backward_views", True, "dispatch"): (
+        "refimpl's select and slice derivatives call new_zeros + select_scatter/slice_scatter "
+        "where torch's call the aten ops select_backward/slice_backward, which refimpl does "
+        "not have yet"
+    ),
+    ("backward_mlp", True, "dispatch"): _ORDER + " (MmBackward0's two gradients and TBackward0)",
+    ("backward_layer_norm", True, "dispatch"): _ORDER + " (DivBackward0, VarBackward0)",
+}
+
+
+def _function_log(lib: Any, name: str, requires_grad: bool) -> Any:
+    overrides = torch.overrides if lib is torch else refimpl.overrides
+    seen: list[tuple[str, tuple[str, ...]]] = []
+
+    class Log(overrides.TorchFunctionMode):  # type: ignore[misc, name-defined]
+        def __torch_function__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
+            name = overrides.resolve_name(func) or getattr(func, "__name__", repr(func))
+            seen.append((name, tuple(t.__name__ for t in types)))
+            return func(*args, **(kwargs or {}))
+
+    t = inputs(lib, requires_grad)
+    with Log():
+        result = PROGRAMS[name](lib, t)
+    return seen, _describe(result)
+
+
+def _dispatch_log(lib: Any, name: str, requires_grad: bool) -> Any:
+    module = torch.utils._python_dispatch if lib is torch else refimpl.utils._python_dispatch
+    seen: list[str] = []
+
+    class Log(module.TorchDispatchMode):  # type: ignore[misc, name-defined]
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    t = inputs(lib, requires_grad)
+    with Log():
+        result = PROGRAMS[name](lib, t)
+    return seen, _describe(result)
+
+
+def _describe(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_describe(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):
+        values = value.detach().tolist()
+        return (str(value.dtype).replace("refimpl", "torch"), tuple(value.shape),
+                _rounded(values), bool(value.requires_grad))
+    if hasattr(value, "__len__"):  # torch.Size
+        return list(value)
+    return repr(value)
+
+
+def _rounded(values: Any) -> Any:
+    if isinstance(values, list):
+        return [_rounded(v) for v in values]
+    return round(values, 9) if isinstance(values, float) else values
+
+
+CASES = [(name, grad) for name in PROGRAMS for grad in (False, True)]
+
+
+@pytest.mark.parametrize("log", ["function", "dispatch"])
+@pytest.mark.parametrize(("name", "requires_grad"), CASES,
+                         ids=[f"{n}-{'grad' if g else 'plain'}" for n, g in CASES])
+def test_modes_see_what_torch_modes_see(name: str, requires_grad: bool, log: str) -> None:
+    run = _function_log if log == "function" else _dispatch_log
+    expected = run(torch, name, requires_grad)
+    actual = run(refimpl, name, requires_grad)
+    reason = DIFFERS.get((name, requires_grad, log))
+    if reason is not None:
+        assert actual[0] != expected[0], "matches torch now: remove it from DIFFERS"
+        assert actual[1] == expected[1]
+        pytest.xfail(reason)
+    assert actual[1] == expected[1], "results differ"
+    assert actual[0] == expected[0]
+
+
+def test_corpus_size() -> None:
+    """Issue 13: at least 50 programs."""
+    assert len(PROGRAMS) >= 50
