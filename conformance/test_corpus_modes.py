@@ -33,11 +33,6 @@ _ORDER = (
 DIFFERS: Final[dict[tuple[str, bool, str], str]] = {
     ("bmm_einsum", False, "dispatch"): _EINSUM,
     ("bmm_einsum", True, "dispatch"): _EINSUM,
-    ("backward_views", True, "dispatch"): (
-        "refimpl's select and slice derivatives call new_zeros + select_scatter/slice_scatter "
-        "where torch's call the aten ops select_backward/slice_backward, which refimpl does "
-        "not have yet"
-    ),
     ("backward_mlp", True, "dispatch"): _ORDER + " (MmBackward0's two gradients and TBackward0)",
     ("backward_layer_norm", True, "dispatch"): _ORDER + " (DivBackward0, VarBackward0)",
 }

@@ -195,14 +195,7 @@ PROGRAMS: Final[dict[str, Program]] = {
 
 # Programs whose op log differs from torch's, with the reason (refimpl's API reaches other
 # aten ops than torch's there; these are API-layer differences the mode merely shows).
-LOG_DIFFERS: Final[dict[tuple[str, bool], str]] = {
-    ("backward_views", True): (
-        "refimpl's select and slice derivatives call new_zeros + select_scatter/slice_scatter "
-        "where torch's call the aten ops select_backward/slice_backward (refimpl has no such "
-        "ops yet: ops/_backward.py), and refimpl's engine sums two gradients of one input "
-        "in place (add_) where torch's InputBuffer::accumulate makes a new tensor (add)"
-    ),
-}
+LOG_DIFFERS: Final[dict[tuple[str, bool], str]] = {}
 
 
 def _run_logged(lib: ModuleType, name: str, requires_grad: bool, with_args: bool) -> Any:

@@ -145,18 +145,19 @@ def _zeros(grad: Tensor, sizes: Sequence[int]) -> Tensor:
 
 
 def select_backward(grad: Tensor, sizes: Sequence[int], dim: int, index: int) -> Tensor:
-    """Zeros of the input's size with `grad` at `index` of `dim`. Torch: select_backward."""
-    return aten.select_scatter.default(_zeros(grad, sizes), grad, dim, index)
+    """Zeros of the input's size with `grad` at `index` of `dim`. Torch: the select_backward
+    op (ops/view_scatter.py)."""
+    return aten.select_backward.default(grad, list(sizes), dim, index)
 
 
 def slice_backward(
     grad: Tensor, sizes: Sequence[int], dim: int, start: int | None, end: int | None, step: int
 ) -> Tensor:
-    """`grad` scattered into zeros of the input's size. Torch: slice_backward_wrapper."""
-    zeros = aten.new_zeros.default(grad, list(sizes))
+    """`grad` scattered into zeros of the input's size. Torch: slice_backward_wrapper, which
+    fills in a missing start or end and calls the slice_backward op."""
     start = 0 if start is None else start
     end = _INT64_MAX if end is None else end
-    return aten.slice_scatter.default(zeros, grad, dim, start, end, step)
+    return aten.slice_backward.default(grad, list(sizes), dim, start, end, step)
 
 
 def diagonal_backward(

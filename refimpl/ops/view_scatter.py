@@ -276,3 +276,50 @@ def as_strided_scatter_out_kernel(
     """as_strided_scatter into `out`. Torch: the generated out= form of as_strided_scatter."""
     result = aten.as_strided_scatter.default(self, src, size, stride, storage_offset)
     return copy_to_out(result, out)
+
+
+# --- the backward ops of select and slice ------------------------------------------------------
+# Torch: select_backward and slice_backward in TensorShape.cpp, aten ops that the derivatives of
+# select and slice call (so a TorchDispatchMode sees them, not the zeros and copy inside).
+
+
+select_backward = defop(
+    "select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor"
+)
+
+
+@select_backward.kernel(CEANF)
+def select_backward_kernel(
+    grad_output: TensorImpl, input_sizes: list[int], dim: int, index: int
+) -> Any:
+    """Zeros of `input_sizes` with `grad_output` at `index` of `dim`. Torch: select_backward
+    (zeros, then the select's copy_)."""
+    zeros = aten.new_zeros.default(grad_output, list(input_sizes))
+    return aten.select_scatter.default(zeros, grad_output, dim, index)
+
+
+@select_backward.derivative("grad_output")
+def select_backward_backward(grad: Tensor, dim: int, index: int) -> Tensor:
+    # torch: grad.select_symint(dim, index)
+    return aten.select.int(grad, dim, index)
+
+
+slice_backward = defop(
+    "slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, "
+    "SymInt end, SymInt step) -> Tensor"
+)
+
+
+@slice_backward.kernel(CEANF)
+def slice_backward_kernel(
+    grad_output: TensorImpl, input_sizes: list[int], dim: int, start: int, end: int, step: int
+) -> Any:
+    """Zeros of `input_sizes` with `grad_output` over the slice. Torch: slice_backward."""
+    zeros = aten.new_zeros.default(grad_output, list(input_sizes))
+    return aten.slice_scatter.default(zeros, grad_output, dim, start, end, step)
+
+
+@slice_backward.derivative("grad_output")
+def slice_backward_backward(grad: Tensor, dim: int, start: int, end: int, step: int) -> Tensor:
+    # torch: grad.slice_symint(dim, start, end, step)
+    return aten.slice.Tensor(grad, dim, start, end, step)
