@@ -26,15 +26,9 @@ _EINSUM = (
     "refimpl's einsum drops the contracted dims with squeeze.dims where torch's sumproduct_pair "
     "reshapes with view (ops/products.py)"
 )
-_ORDER = (
-    "the derivative formulas make the same ops in another order: torch's C++ evaluates a "
-    "call's arguments right to left (GCC) and its formulas in generated order"
-)
 DIFFERS: Final[dict[tuple[str, bool, str], str]] = {
     ("bmm_einsum", False, "dispatch"): _EINSUM,
     ("bmm_einsum", True, "dispatch"): _EINSUM,
-    ("backward_mlp", True, "dispatch"): _ORDER + " (MmBackward0's two gradients and TBackward0)",
-    ("backward_layer_norm", True, "dispatch"): _ORDER + " (DivBackward0, VarBackward0)",
 }
 
 

@@ -156,13 +156,17 @@ class NodeSpec:
         self.simple_spans = tuple((i, i + 1) for i in range(len(self.inputs)))
         self.outputs = tuple(r.name or "" for r in schema.returns)
         input_index = {d.name: i for i, d in enumerate(self.inputs)}
+        # torch: the generated node computes its formulas in the order of their
+        # derivatives.yaml keys, sorted as strings (load_derivatives: `sorted(defn.keys())`):
+        # mul's `other` before `self`, mm's `mat2` before `self`. The order shows in what a
+        # TorchDispatchMode sees of a backward pass.
         self.plans = tuple(
             FormulaPlan(
                 formula,
                 tuple(self._parameter(p) for p in formula.params),
                 tuple(input_index[name] for name in formula.inputs),
             )
-            for formula in entry.formulas
+            for formula in sorted(entry.formulas, key=lambda f: ", ".join(f.inputs))
         )
         self.non_differentiable_outputs = frozenset(
             i for i, name in enumerate(self.outputs) if name in entry.non_differentiable_outputs

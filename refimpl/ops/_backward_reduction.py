@@ -303,14 +303,15 @@ def var_backward(
             # torch: 2 / dof is infinite: NaN where self is its mean (inf * 0), else inf.
             flags = aten.where.Scalar(aten.eq.Tensor(self, centered_on), math.nan, math.inf)
             return aten.mul.Tensor(grad, flags)
-        scaled = aten.mul.Scalar(grad, 2.0 / dof)
-        return aten.mul.Tensor(scaled, aten.sub.Tensor(self, centered_on))
+        # torch: (2 / dof) * grad * (self - self.mean()); C++ evaluates the right operand of
+        # the last product first (GCC), so the centering comes before the scaling.
+        centered = aten.sub.Tensor(self, centered_on)
+        return aten.mul.Tensor(aten.mul.Scalar(grad, 2.0 / dof), centered)
     if not keepdim and rank > 1 and len(dim) > 0:
         grad = unsqueeze_multiple(grad, dim, rank)
     rnumel = float(safe_size(self._size, dim))
-    scaled = aten.mul.Scalar(grad, _divide(2.0, rnumel - c))
-    mean = aten.mean.dim(self, list(dim), True)
-    return aten.mul.Tensor(scaled, aten.sub.Tensor(self, mean))
+    centered = aten.sub.Tensor(self, aten.mean.dim(self, list(dim), True))
+    return aten.mul.Tensor(aten.mul.Scalar(grad, _divide(2.0, rnumel - c)), centered)
 
 
 def std_backward(
