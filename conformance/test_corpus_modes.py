@@ -22,14 +22,7 @@ import refimpl.utils._python_dispatch
 from conformance.corpus_programs import PROGRAMS, inputs
 
 # (program, requires_grad, which log) -> why refimpl's log differs from torch's.
-_EINSUM = (
-    "refimpl's einsum drops the contracted dims with squeeze.dims where torch's sumproduct_pair "
-    "reshapes with view (ops/products.py)"
-)
-DIFFERS: Final[dict[tuple[str, bool, str], str]] = {
-    ("bmm_einsum", False, "dispatch"): _EINSUM,
-    ("bmm_einsum", True, "dispatch"): _EINSUM,
-}
+DIFFERS: Final[dict[tuple[str, bool, str], str]] = {}
 
 
 def _function_log(lib: Any, name: str, requires_grad: bool) -> Any:
