@@ -179,12 +179,49 @@ def _resolved_as(names: list[str]) -> dict[str, str]:
 
 def _mode_only() -> list[str]:
     """Ignored functions a mode still sees: those bound in C++ (torch's argument parser checks
-    for modes in every binding; factories such as torch.randn take no tensor to override)."""
-    return sorted(
+    for modes in every binding; factories such as torch.randn take no tensor to override), and
+    the ignored Tensor methods whose binding or Python body still hands the call to a handler
+    (Tensor.stride, Tensor.new_zeros, Tensor.unflatten; a subclass's handler sees these too)."""
+    ignored = [name for f in get_ignored_functions() if (name := resolve_name(f))]
+    functions = {
         name
         for f in get_ignored_functions()
-        if type(f).__name__ == "builtin_function_or_method" and (name := resolve_name(f))
-    )
+        if type(f).__name__ == "builtin_function_or_method"
+        and (name := resolve_name(f))
+        and not _unseen_without_arguments(f)
+    }
+    return sorted(functions | {name for name in ignored if _tensor_method_seen(name)})
+
+
+def _unseen_without_arguments(f: Any) -> bool:
+    """Whether `f` runs with no arguments and a mode is not told of it: a binding without the
+    argument parser (torch.is_grad_enabled, torch.get_default_dtype)."""
+    mode = _Record()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            with mode:
+                f()
+        except Exception:  # noqa: BLE001  # it needs arguments: the parser's binding
+            return False
+    return not mode.seen
+
+
+# Arguments to try an ignored Tensor method with: the first its signature takes shows whether a
+# mode is told of the call.
+_TRIAL_ARGUMENTS = ((), (0,), ([1.0],), ((2,), 1.0), ((2,), (1,)), (0, (2, 1)))
+
+
+def _tensor_method_seen(name: str) -> bool:
+    """Whether calling the Tensor method `name` tells a mode of exactly that method."""
+    attr = name.removeprefix("torch.Tensor.")
+    if not name.startswith("torch.Tensor.") or "." in attr or attr.startswith("__"):
+        return False
+    for args in _TRIAL_ARGUMENTS:
+        seen = _first_seen(lambda t, args=args: getattr(t, attr)(*args), torch.ones(2, 1))
+        if seen is not None and seen[0] == name:
+            return True
+    return False
 
 
 def main() -> None:

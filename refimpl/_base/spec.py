@@ -243,7 +243,8 @@ class TorchFunctionFacts:
     ignored: frozenset[str]
     """torch.overrides.get_ignored_functions(), by torch's names."""
     mode_only: frozenset[str]
-    """Ignored functions that modes still see (bound in C++: factories such as torch.empty)."""
+    """Ignored functions that modes still see (bound in C++: factories such as torch.empty;
+    Tensor methods whose binding still asks handlers: Tensor.stride, Tensor.new_zeros)."""
     resolved_as: dict[str, str]
     """Names torch.overrides.resolve_name gives another name (torch.mm -> torch.spmm, the same
     builtin; torch.atleast_1d -> torch.functional.atleast_1d, written in Python)."""

@@ -404,9 +404,12 @@ def install_on_tensor(cls: type) -> list[str]:
     installed = []
     done: set[str] = set()
     # torch's table lists an operator that is another method's alias (`__neg__` is `neg`)
-    # under that method's name only; the operators come from their own table.
+    # under that method's name only; the operators come from their own table. Methods torch
+    # lists as ignored but whose binding still asks handlers (Tensor.stride, new_zeros) are
+    # among mode_only; their binding checks self, so subclasses take part too.
     operators = tuple(TENSOR_PREFIX + name for name in facts.operators)
-    for qualified in (*facts.overridable, *operators):
+    still_handled = sorted(name for name in facts.mode_only if name.startswith(TENSOR_PREFIX))
+    for qualified in (*facts.overridable, *operators, *still_handled):
         if not qualified.startswith(TENSOR_PREFIX):
             continue
         name = qualified[len(TENSOR_PREFIX) :].partition(".")[0]
