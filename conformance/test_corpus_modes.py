@@ -19,6 +19,7 @@ import torch.utils._python_dispatch
 import refimpl
 import refimpl.overrides
 import refimpl.utils._python_dispatch
+from conformance._mode_logs import aten_calls, function_calls
 from conformance.corpus_programs import PROGRAMS, inputs
 
 # (program, requires_grad, which log) -> why refimpl's log differs from torch's.
@@ -26,37 +27,14 @@ DIFFERS: Final[dict[tuple[str, bool, str], str]] = {}
 
 
 def _function_log(lib: Any, name: str, requires_grad: bool) -> Any:
-    overrides = torch.overrides if lib is torch else refimpl.overrides
-    seen: list[tuple[str, tuple[str, ...]]] = []
-
-    class Log(overrides.TorchFunctionMode):  # type: ignore[misc, name-defined]
-        def __torch_function__(
-            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
-        ) -> Any:
-            name = overrides.resolve_name(func) or getattr(func, "__name__", repr(func))
-            seen.append((name, tuple(t.__name__ for t in types)))
-            return func(*args, **(kwargs or {}))
-
     t = inputs(lib, requires_grad)
-    with Log():
-        result = PROGRAMS[name](lib, t)
+    seen, result = function_calls(lib, lambda: PROGRAMS[name](lib, t))
     return seen, _describe(result)
 
 
 def _dispatch_log(lib: Any, name: str, requires_grad: bool) -> Any:
-    module = torch.utils._python_dispatch if lib is torch else refimpl.utils._python_dispatch
-    seen: list[str] = []
-
-    class Log(module.TorchDispatchMode):  # type: ignore[misc, name-defined]
-        def __torch_dispatch__(
-            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
-        ) -> Any:
-            seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
     t = inputs(lib, requires_grad)
-    with Log():
-        result = PROGRAMS[name](lib, t)
+    seen, result = aten_calls(lib, lambda: PROGRAMS[name](lib, t))
     return seen, _describe(result)
 
 

@@ -20,6 +20,7 @@ import torch.utils._python_dispatch
 import refimpl
 import refimpl.overrides
 import refimpl.utils._python_dispatch
+from conformance._mode_logs import aten_calls, function_calls
 from conformance.mode_programs import PROGRAMS, inputs
 
 # Why a backward pass's aten calls differ: torch's derivative formulas take their
@@ -95,38 +96,15 @@ DIFFERS: Final[dict[tuple[str, bool, str], str]] = {
 
 def function_log(lib: Any, name: str, requires_grad: bool) -> tuple[list[Any], Any]:
     """What a TorchFunctionMode is told while the program runs, and its result."""
-    overrides = torch.overrides if lib is torch else refimpl.overrides
-    seen: list[tuple[str, tuple[str, ...]]] = []
-
-    class Log(overrides.TorchFunctionMode):  # type: ignore[misc, name-defined]
-        def __torch_function__(
-            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
-        ) -> Any:
-            called = overrides.resolve_name(func) or getattr(func, "__name__", repr(func))
-            seen.append((called, tuple(sorted(t.__name__ for t in types))))
-            return func(*args, **(kwargs or {}))
-
     t = inputs(lib, requires_grad)
-    with Log():
-        result = PROGRAMS[name](lib, t)
-    return seen, describe(result)
+    seen, result = function_calls(lib, lambda: PROGRAMS[name](lib, t))
+    return [(called, tuple(sorted(types))) for called, types in seen], describe(result)
 
 
 def dispatch_log(lib: Any, name: str, requires_grad: bool) -> tuple[list[Any], Any]:
     """The aten overloads a TorchDispatchMode sees while the program runs, and its result."""
-    module = torch.utils._python_dispatch if lib is torch else refimpl.utils._python_dispatch
-    seen: list[str] = []
-
-    class Log(module.TorchDispatchMode):  # type: ignore[misc, name-defined]
-        def __torch_dispatch__(
-            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
-        ) -> Any:
-            seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
     t = inputs(lib, requires_grad)
-    with Log():
-        result = PROGRAMS[name](lib, t)
+    seen, result = aten_calls(lib, lambda: PROGRAMS[name](lib, t))
     return seen, describe(result)
 
 

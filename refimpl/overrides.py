@@ -10,8 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from typing import Any, Self
 
 import refimpl
@@ -21,13 +20,15 @@ from refimpl.api._torch_function import (
     DisableTorchFunction,
     DisableTorchFunctionSubclass,
     _disabled_torch_function_impl,
-    _pop_mode_temporarily,
-    _torch_name,
+    append_overloaded,
     is_overridable,
     mode_stack,
     pop_mode,
     push_mode,
     takes_part,
+)
+from refimpl.api._torch_function import (
+    _pop_mode_temporarily as _pop_mode_temporarily,  # noqa: PLC0414  # re-exported, as torch.overrides has it
 )
 from refimpl.api._torch_function import (
     handle_torch_function as _handle,
@@ -115,12 +116,6 @@ def _len_torch_function_stack() -> int:
     return len(TF_TLS.stack)
 
 
-@contextmanager
-def _pop_mode_temporarily_public() -> Iterator[Any]:
-    with _pop_mode_temporarily() as mode:
-        yield mode
-
-
 # --- checks and handling (torch's Python API) ----------------------------------------------
 
 
@@ -130,21 +125,12 @@ def _get_overloaded_args(
     """Torch: torch.overrides._get_overloaded_args (plain Tensors count here, as in torch's
     Python version; the bindings leave them out)."""
     found: list[Any] = []
-    seen: set[type] = set()
+    seen: list[type] = []
     for arg in relevant_args:
-        cls = get_type_fn(arg)
-        method = getattr(cls, "__torch_function__", None)
-        if cls in seen or method is None:
+        method = getattr(get_type_fn(arg), "__torch_function__", None)
+        if method is None or getattr(method, "__func__", method) is _disabled_torch_function_impl:
             continue
-        if getattr(method, "__func__", method) is _disabled_torch_function_impl:
-            continue
-        seen.add(cls)
-        index = len(found)
-        for i, old in enumerate(found):
-            if issubclass(cls, get_type_fn(old)):
-                index = i
-                break
-        found.insert(index, arg)
+        append_overloaded(found, seen, arg, get_type_fn)
     return found
 
 
@@ -305,4 +291,3 @@ def _dummy(params: Any) -> Callable[..., Any]:
     return dummy
 
 
-_ = (_torch_name, _pop_mode_temporarily_public)

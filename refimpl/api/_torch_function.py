@@ -7,10 +7,10 @@ torch/csrc/utils/disable_torch_function.cpp (has_torch_function, the DisableTorc
 guards, the per-thread mode stack), torch/_tensor.py (Tensor.__torch_function__, _convert).
 
 Every public callable of the API (refimpl.* functions, Tensor methods, properties and Python
-operators) is wrapped once, when the API is assembled, by `overridable`: the wrapper asks
-`active()` (two reads) and, only when a mode is on the stack or a Tensor subclass that takes
-part exists, collects the overloaded arguments and calls `handle_torch_function`. A program
-without modes and subclasses pays one call and those two reads per API call. Objects that are
+operators) is wrapped once, when the API is assembled, by `overridable`: the wrapper reads
+`PROTOCOL.active` and, only when a mode is on the stack or a Tensor subclass that takes part
+exists, collects the overloaded arguments and calls `handle_torch_function`. A program
+without modes and subclasses pays one call and that read per API call. Objects that are
 not Tensors but define `__torch_function__` (torch's "tensor-likes") are looked for when the
 call fails on them (Note [Tensor-likes] in `overridable`), so looking costs nothing before.
 
@@ -81,11 +81,6 @@ class TorchFunctionTLS(threading.local):
 TF_TLS: Final = TorchFunctionTLS()
 
 
-def active() -> bool:
-    """Whether a call must look for handlers: a mode is active, or a subclass exists."""
-    return PROTOCOL.active and (PROTOCOL.subclassed or TF_TLS.modes_active)
-
-
 # --- overloaded arguments ---------------------------------------------------------------------
 
 _PLAIN: set[type] = set()  # the exact Tensor class (and Parameter, later): never overloaded
@@ -108,16 +103,21 @@ def takes_part(cls: type) -> bool:
     return getattr(method, "__func__", method) is not _disabled_torch_function_impl
 
 
-def _append(found: list[Any], seen_types: list[type], value: Any) -> None:
-    # torch: _get_overloaded_args: one argument per type, a subclass before its parents,
-    # otherwise left to right.
-    cls = type(value)
+def append_overloaded(
+    found: list[Any],
+    seen_types: list[type],
+    value: Any,
+    get_type: Callable[[Any], type] = type,
+) -> None:
+    """Add `value` to the overloaded arguments `found`, in torch's order: one argument per type,
+    a subclass before its parents, otherwise left to right. Torch: _get_overloaded_args."""
+    cls = get_type(value)
     if cls in seen_types:
         return
     seen_types.append(cls)
     index = len(found)
     for i, old in enumerate(found):
-        if issubclass(cls, type(old)):
+        if issubclass(cls, get_type(old)):
             index = i
             break
     found.insert(index, value)
@@ -134,9 +134,9 @@ def overloaded_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         if type(value) is list or type(value) is tuple:
             for item in value:
                 if takes_part(type(item)):
-                    _append(found, seen_types, item)
+                    append_overloaded(found, seen_types, item)
         elif takes_part(type(value)):
-            _append(found, seen_types, value)
+            append_overloaded(found, seen_types, value)
     return found
 
 
@@ -146,7 +146,7 @@ def with_self(relevant: list[Any], args: tuple[Any, ...]) -> list[Any]:
     if TF_TLS.state != ENABLED or not args or type(args[0]) not in _PLAIN:
         return relevant
     found = list(relevant)
-    _append(found, [type(a) for a in found], args[0])
+    append_overloaded(found, [type(a) for a in found], args[0])
     return found
 
 
@@ -160,7 +160,7 @@ def with_plain(relevant: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any
     for value in (*args, *kwargs.values()):
         for item in value if type(value) is list or type(value) is tuple else (value,):
             if type(item) in _PLAIN:
-                _append(found, seen, item)
+                append_overloaded(found, seen, item)
     return found
 
 
@@ -380,16 +380,6 @@ class DisableTorchFunction:
     def __exit__(self, *exc: object) -> None:
         TF_TLS.state = self._saved
         TF_TLS.refresh()
-
-
-def is_torch_function_mode_enabled() -> bool:
-    """Torch: torch._C._is_torch_function_mode_enabled."""
-    return TF_TLS.modes_active
-
-
-def is_torch_function_enabled() -> bool:
-    """Torch: torch._C._is_torch_function_enabled (subclasses take part)."""
-    return TF_TLS.state == ENABLED
 
 
 # --- installing the protocol on the API ------------------------------------------------------

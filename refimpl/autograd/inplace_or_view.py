@@ -28,7 +28,6 @@ from typing import Any, Final
 
 from refimpl._base.keys import (
     AFTER_AD_INPLACE_OR_VIEW,
-    AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS,
     REQUIRES_GRAD_BIT,
     DispatchKey,
     DispatchKeySet,
@@ -53,7 +52,6 @@ from refimpl.ops import aten
 from refimpl.ops._register import registered_overloads
 
 _BELOW: Final = AFTER_AD_INPLACE_OR_VIEW.raw
-_EXCLUDED: Final = AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS.raw
 
 
 

@@ -21,7 +21,6 @@ from typing import Any, Final
 from refimpl._base.dtypes import Category
 from refimpl._base.keys import (
     AFTER_AUTOGRAD,
-    AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS,
     REQUIRES_GRAD_BIT,
     SLOT_INDEX,
     DispatchKey,
@@ -43,7 +42,6 @@ from refimpl.ops._derivative import DERIVATIVES
 from refimpl.ops._register import registered_overloads
 
 _AFTER_AUTOGRAD: Final = AFTER_AUTOGRAD.raw
-_BELOW_AD_INPLACE_OR_VIEW: Final = AUTOGRAD_AND_AD_INPLACE_OR_VIEW_KEYS.raw
 
 AutogradKernel = Callable[..., Any]
 
