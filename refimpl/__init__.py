@@ -14,8 +14,10 @@ __version__ = "0.1.0"
 # Public modules with torch's paths: refimpl.ops (torch.ops), refimpl.library, refimpl._C.
 from refimpl import _C as _C
 from refimpl import autograd as autograd
+from refimpl import fft as fft
 from refimpl import functional as functional
 from refimpl import library as library
+from refimpl import linalg as linalg
 from refimpl import ops as ops
 from refimpl import return_types as return_types
 from refimpl import special as special
@@ -56,17 +58,25 @@ from refimpl._base.spec import api_signatures
 from refimpl._base.tags import Tag
 from refimpl.api import (
     constructions,
+    distributions,
     indexing_ops,
     joins,
+    linalg_norms,
+    linalg_solve,
+    linalg_spectral,
     masking,
     products,
     reductions,
     scans,
+    sorting,
+    spectral,
+    statistics,
 )
 from refimpl.api._tensor_str import get_printoptions, set_printoptions
 
 # Each family of operators lists its torch.* names in its module's __all__.
 from refimpl.api.constructions import *
+from refimpl.api.distributions import *
 from refimpl.api.factories import (
     arange,
     as_strided_,
@@ -236,6 +246,9 @@ from refimpl.api.functions import (
 )
 from refimpl.api.indexing_ops import *
 from refimpl.api.joins import *
+from refimpl.api.linalg_norms import *
+from refimpl.api.linalg_solve import *
+from refimpl.api.linalg_spectral import *
 from refimpl.api.masking import *
 from refimpl.api.products import *
 from refimpl.api.promotion import can_cast, promote_types, result_type
@@ -255,6 +268,9 @@ from refimpl.api.random import (
 )
 from refimpl.api.reductions import *
 from refimpl.api.scans import *
+from refimpl.api.sorting import *
+from refimpl.api.spectral import *
+from refimpl.api.statistics import *
 from refimpl.api.tensor import Tensor
 from refimpl.autograd.grad_mode import (
     enable_grad,
@@ -516,7 +532,10 @@ __all__ = [
     "zeros_like",
 ]
 
-for _family in (constructions, indexing_ops, joins, masking, products, reductions, scans):
+for _family in (
+    constructions, distributions, indexing_ops, joins, linalg_norms, linalg_solve,
+    linalg_spectral, masking, products, reductions, scans, sorting, spectral, statistics,
+):
     __all__ += _family.__all__
 
 
@@ -528,6 +547,8 @@ from refimpl.autograd import grad_mode as _autograd_grad_mode
 _install_on_namespace(globals(), "torch")
 _install_on_namespace(globals(), "torch.functional")  # torch.norm, einsum, ... are these
 _install_on_namespace(vars(special), "torch.special")
+_install_on_namespace(vars(linalg), "torch.linalg")
+_install_on_namespace(vars(fft), "torch.fft")
 
 
 def _set_grad_enabled(mode: _builtins.bool) -> None:

@@ -32,12 +32,19 @@ from refimpl.api._torch_function import (
     register_plain_type,
 )
 from refimpl.api.constructions import ConstructionMethods
+from refimpl.api.distributions import DistributionMethods
 from refimpl.api.indexing_ops import IndexingMethods
 from refimpl.api.joins import JoinMethods
+from refimpl.api.linalg_norms import LinalgNormMethods
+from refimpl.api.linalg_solve import LinalgSolveMethods
+from refimpl.api.linalg_spectral import LinalgSpectralMethods
 from refimpl.api.masking import MaskingMethods
 from refimpl.api.products import ProductMethods
 from refimpl.api.reductions import ReductionMethods
 from refimpl.api.scans import ScanMethods
+from refimpl.api.sorting import SortingMethods
+from refimpl.api.spectral import SpectralMethods
+from refimpl.api.statistics import StatisticsMethods
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
 from refimpl.ops import aten
@@ -67,6 +74,13 @@ class Tensor(
     IndexingMethods,
     MaskingMethods,
     ProductMethods,
+    SortingMethods,
+    StatisticsMethods,
+    DistributionMethods,
+    SpectralMethods,
+    LinalgSolveMethods,
+    LinalgSpectralMethods,
+    LinalgNormMethods,
     SubclassMethods,
 ):
     """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""
