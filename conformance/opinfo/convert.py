@@ -460,16 +460,33 @@ def _with_torch_as_refimpl(fn: types.FunctionType) -> Callable[..., Any]:
     OpInfos such as where (`lambda self, condition, other: torch.where(condition, self,
     other)`) call torch functions by name; run on the target, they must call its functions.
     """
-    if "torch" not in fn.__code__.co_names:
+    names = fn.__code__.co_names
+    if "torch" not in names and "wrapper_set_seed" not in names:
         return fn
     rebound = types.FunctionType(
-        fn.__code__, {**fn.__globals__, "torch": refimpl}, fn.__name__, fn.__defaults__,
+        fn.__code__,
+        {**fn.__globals__, "torch": refimpl, "wrapper_set_seed": _refimpl_wrapper_set_seed},
+        fn.__name__,
+        fn.__defaults__,
         fn.__closure__,
     )
     rebound.__kwdefaults__ = fn.__kwdefaults__
     rebound.__qualname__ = fn.__qualname__
     rebound.__module__ = fn.__module__
     return rebound
+
+
+def _refimpl_wrapper_set_seed(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """torch.testing._utils.wrapper_set_seed for refimpl: the random OpInfos (bernoulli,
+    randn, normal, ...) call their op after `manual_seed(42)` with the generator's state
+    restored afterwards; on the target the seed must be refimpl's, so that its values can
+    equal torch's."""
+    state = refimpl.get_rng_state()
+    refimpl.manual_seed(42)
+    try:
+        return op(*args, **kwargs)
+    finally:
+        refimpl.set_rng_state(state)
 
 
 _OPERATOR_FUNCTIONS: Final = frozenset(

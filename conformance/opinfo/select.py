@@ -86,12 +86,23 @@ POINTWISE_OTHER: Final = CONVERSIONS | frozenset({
 
 REDUCTIONS: Final = frozenset({
     "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "max", "min", "median",
-    "nanmedian", "kthvalue", "mode", "var_mean", "std_mean", "quantile", "nanquantile",
+    "nanmedian", "kthvalue", "mode", "var_mean", "std_mean",
     "aminmax", "logsumexp", "norm", "dist", "equal", "allclose", "sum_to_size", "trace",
-    "softmax", "log_softmax", "_softmax_backward_data", "cov", "corrcoef", "diff", "gradient",
-    "trapz", "trapezoid", "cumulative_trapezoid", "renorm", "histc", "histogram",
-    "histogramdd", "bincount", "sort", "argsort", "msort", "topk", "unique",
-    "unique_consecutive", "_segment_reduce", "scatter_reduce",
+    "softmax", "log_softmax", "_softmax_backward_data", "diff", "gradient",
+    "trapz", "trapezoid", "cumulative_trapezoid", "renorm", "_segment_reduce", "scatter_reduce",
+})
+
+# Sorting, sets, searching and the statistics built on them (issue 14).
+SORTING: Final = frozenset({
+    "sort", "argsort", "msort", "topk", "unique", "unique_consecutive", "searchsorted",
+    "bucketize", "isin", "histc", "histogram", "histogramdd", "bincount", "quantile",
+    "nanquantile", "cov", "corrcoef",
+})
+
+# The random ops, compared by value: refimpl's CPU generator is torch's.
+RANDOM: Final = frozenset({
+    "bernoulli", "cauchy", "exponential", "geometric", "log_normal", "multinomial", "normal",
+    "uniform", "rand_like", "randint", "randint_like", "randn", "randn_like",
 })
 
 MATMUL: Final = frozenset({
@@ -111,8 +122,7 @@ INDEXING: Final = frozenset({
     "__getitem__", "index_put", "put", "take", "take_along_dim", "scatter", "scatter_add",
     "masked_scatter", "masked_select", "nonzero", "nonzero_static", "argwhere",
     "_unsafe_masked_index", "_unsafe_masked_index_put_accumulate", "select_scatter",
-    "slice_scatter", "diagonal_scatter", "as_strided_scatter", "searchsorted", "bucketize",
-    "isin", "unravel_index",
+    "slice_scatter", "diagonal_scatter", "as_strided_scatter", "unravel_index",
 })
 
 SHAPES: Final = frozenset({
@@ -151,9 +161,11 @@ FAMILY_RULES: Final[tuple[tuple[str, Callable[[OpInfo], bool]], ...]] = (
     ("excluded", _prefixed(*EXCLUDED_PREFIXES)),
     ("nn.functional", _prefixed("nn.functional.")),
     ("special", _prefixed("special.")),
-    ("fft", _prefixed("fft.")),
+    ("fft", lambda op: op.name.startswith("fft.") or op.name in ("stft", "istft")),
     ("linalg", lambda op: op.name.startswith("linalg.") or op.name in LINALG),
     ("pointwise-other", _named(POINTWISE_OTHER)),
+    ("sorting", _named(SORTING)),
+    ("random", _named(RANDOM)),
     ("unary", _of_class(UnaryUfuncInfo)),
     ("binary", _of_class(BinaryUfuncInfo)),
     ("reductions", lambda op: isinstance(op, ReductionOpInfo) or op.name in REDUCTIONS),
@@ -166,10 +178,11 @@ FAMILY_RULES: Final[tuple[tuple[str, Callable[[OpInfo], bool]], ...]] = (
 FAMILIES: Final = tuple(name for name, _ in FAMILY_RULES)
 # Second derivatives are checked for the elementwise ops, the matmul family and the reductions.
 GRADGRAD_FAMILIES: Final = (
-    "unary", "binary", "special", "pointwise-other", "matmul", "reductions",
+    "unary", "binary", "special", "pointwise-other", "matmul", "reductions", "sorting",
 )
 CI_FAMILIES: Final = (
     "unary", "binary", "special", "pointwise-other", "reductions", "shapes", "indexing", "matmul",
+    "sorting", "random",
 )
 
 
