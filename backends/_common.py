@@ -6,7 +6,6 @@ Torch: no counterpart. Third-party plugins need none of this; they implement
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,31 +25,42 @@ def dtype_table(xp: Any) -> dict[DType, Any]:
 
 
 class NumpyRandom:
-    """Random numbers from NumPy's PCG64, converted to the backend's arrays by `convert`."""
+    """torch's CPU stream: NumPy's MT19937 bit generator, read raw (`random_raw`).
 
-    __slots__ = ("_convert", "_rng")
+    NumPy's MT19937 is the same engine as torch's at::mt19937; refimpl seeds it as torch
+    does by setting its state words (refimpl/core/random.py). Words are converted to the
+    backend's arrays by `convert`.
+    """
+
+    __slots__ = ("_bits", "_convert", "_words")
 
     def __init__(self, seed: int, convert: Callable[[np.ndarray[Any, Any]], Any]) -> None:
-        self._rng = np.random.Generator(np.random.PCG64(seed))
+        # NumPy's legacy seeding (init_genrand) is torch's for seeds below 2^32; refimpl
+        # sets the state it wants through set_state anyway.
+        self._bits = np.random.MT19937()
+        self._bits._legacy_seeding(seed & 0xFFFFFFFF)
         self._convert = convert
+        # integers over the whole uint32 range return the raw words (next_uint32), already
+        # as uint32: one pass where random_raw's uint64 needs a second.
+        self._words = np.random.Generator(self._bits)
 
-    def uniform(self, n: int) -> Any:
-        return self._convert(self._rng.random(n, dtype=np.float64))
-
-    def normal(self, n: int) -> Any:
-        return self._convert(self._rng.standard_normal(n, dtype=np.float64))
-
-    def integers(self, low: int, high: int, n: int) -> Any:
-        return self._convert(self._rng.integers(low, high, size=n, dtype=np.int64))
-
-    def permutation(self, n: int) -> Any:
-        return self._convert(self._rng.permutation(n).astype(np.int64))
+    def random_raw(self, n: int) -> Any:
+        words = self._words.integers(0, 1 << 32, size=n, dtype=np.uint32)
+        return self._convert(words)
 
     def get_state(self) -> bytes:
-        return pickle.dumps(self._rng.bit_generator.state)
+        state = self._bits.state["state"]
+        words = np.append(state["key"].astype("<u4"), np.array([state["pos"]], dtype="<u4"))
+        return words.tobytes()
 
     def set_state(self, state: bytes) -> None:
-        self._rng.bit_generator.state = pickle.loads(state)
+        words = np.frombuffer(state, dtype="<u4")
+        if words.shape != (625,) or words[624] > 624:
+            raise ValueError("an mt19937 state is 624 words and a position 0..624")
+        self._bits.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": words[:624].astype(np.uint32), "pos": int(words[624])},
+        }
 
 
 class StridedViews:

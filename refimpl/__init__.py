@@ -65,6 +65,7 @@ from refimpl.api import (
     linalg_solve,
     linalg_spectral,
     masking,
+    padding,
     products,
     reductions,
     scans,
@@ -250,12 +251,14 @@ from refimpl.api.linalg_norms import *
 from refimpl.api.linalg_solve import *
 from refimpl.api.linalg_spectral import *
 from refimpl.api.masking import *
+from refimpl.api.padding import *
 from refimpl.api.products import *
 from refimpl.api.promotion import can_cast, promote_types, result_type
 from refimpl.api.random import (
     get_rng_state,
     initial_seed,
     manual_seed,
+    normal,
     rand,
     rand_like,
     randint,
@@ -469,6 +472,7 @@ __all__ = [
     "negative",
     "nextafter",
     "no_grad",
+    "normal",
     "not_equal",
     "ones",
     "ones_like",
@@ -534,7 +538,8 @@ __all__ = [
 
 for _family in (
     constructions, distributions, indexing_ops, joins, linalg_norms, linalg_solve,
-    linalg_spectral, masking, products, reductions, scans, sorting, spectral, statistics,
+    linalg_spectral, masking, padding, products, reductions, scans, sorting, spectral,
+    statistics,
 ):
     __all__ += _family.__all__
 

@@ -17,8 +17,12 @@ from refimpl.api.joins import (
     broadcast_tensors,
     split,
 )
+from refimpl.api.linalg_norms import chain_matmul
+from refimpl.api.linalg_solve import lu
 from refimpl.api.products import cdist, einsum, tensordot
 from refimpl.api.reductions import norm
+from refimpl.api.sorting import unique, unique_consecutive
+from refimpl.api.spectral import istft, stft
 
 __all__ = [
     "atleast_1d",
@@ -29,9 +33,15 @@ __all__ = [
     "broadcast_tensors",
     "cartesian_prod",
     "cdist",
+    "chain_matmul",
     "einsum",
+    "istft",
+    "lu",
     "meshgrid",
     "norm",
     "split",
+    "stft",
     "tensordot",
+    "unique",
+    "unique_consecutive",
 ]

@@ -15,25 +15,21 @@ from refimpl._base.dtypes import DType
 
 
 class CupyRandom:
-    """Random numbers from CuPy's generator on the device."""
+    """Raw 32-bit words from CuPy's own generator on the device (not torch's Philox stream).
+
+    refimpl applies torch's transforms to these words (refimpl/core/random.py), so the
+    distributions are torch's but the values differ from torch's CUDA ones.
+    """
 
     __slots__ = ("_cp", "_rng")
 
     def __init__(self, cp: Any, seed: int) -> None:
         self._cp = cp
-        self._rng = cp.random.default_rng(seed)
+        self._rng = cp.random.RandomState(seed % (1 << 64))
 
-    def uniform(self, n: int) -> Any:
-        return self._rng.random(n, dtype=self._cp.float64)
-
-    def normal(self, n: int) -> Any:
-        return self._rng.standard_normal(n, dtype=self._cp.float64)
-
-    def integers(self, low: int, high: int, n: int) -> Any:
-        return self._rng.integers(low, high, size=n, dtype=self._cp.int64)
-
-    def permutation(self, n: int) -> Any:
-        return self._cp.argsort(self._rng.random(n)).astype(self._cp.int64)
+    def random_raw(self, n: int) -> Any:
+        words = self._rng.randint(0, 1 << 32, size=n, dtype=self._cp.int64)
+        return words.astype(self._cp.uint32)
 
     def get_state(self) -> bytes:
         return pickle.dumps(self._rng)

@@ -7,11 +7,15 @@ to a function of NumPy arrays.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import scipy.special as sc
+
+from backends.numpy.linalg import linalg_extensions
+from backends.numpy.linalg_spectral import spectral_extensions
 
 
 def _complex(real: Any, imag: Any) -> Any:
@@ -41,6 +45,50 @@ def _scatter_at(ufunc: Any) -> Callable[[Any, Any, Any], Any]:
     return scatter
 
 
+def _libm(function: Callable[[float], float], lowest: float) -> Callable[[Any], Any]:
+    """A float64 C-library function (through Python's math module, which calls the
+    platform's libm) applied element by element where its argument exceeds `lowest`; NumPy's
+    own SIMD loops elsewhere (there both give -inf or NaN)."""
+    each = np.frompyfunc(function, 1, 1)
+
+    def apply(x: Any) -> Any:
+        x = np.asarray(x, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            result = np.log(x) if function is math.log else np.log1p(x)
+        inside = x > lowest
+        result[inside] = each(x[inside]).astype(np.float64)
+        return result
+
+    return apply
+
+
+# The arguments where Python's math.exp/tan/sin/cos (the platform's libm) raise no domain or
+# range error; other elements keep NumPy's value (exact there: infinities, NaN, 0).
+_LIBM_DOMAINS: dict[str, Callable[[Any], Any]] = {
+    "exp": lambda a: a < 709.0,
+    "tan": np.isfinite,
+    "sin": np.isfinite,
+    "cos": np.isfinite,
+}
+
+
+def _libm_elementwise(name: str) -> Callable[[Any], Any]:
+    """The C library's `name` element by element on a float64 array, through Python's math
+    module (NumPy's own loops may round the last bit differently)."""
+    scalar = getattr(math, name)
+    vector = getattr(np, name)
+    domain = _LIBM_DOMAINS[name]
+
+    def apply(a: Any) -> Any:
+        result = np.array(vector(a), dtype=np.float64)
+        inside = domain(a)
+        values = a[inside]
+        result[inside] = np.fromiter(map(scalar, values.tolist()), np.float64, values.size)
+        return result
+
+    return apply
+
+
 def numpy_extensions() -> dict[str, Callable[..., Any]]:
     """The extension table of the NumPy backend."""
     return {
@@ -49,6 +97,8 @@ def numpy_extensions() -> dict[str, Callable[..., Any]]:
         "frexp": np.frexp,
         "ldexp": np.ldexp,
         "nextafter": np.nextafter,
+        "libm_log": _libm(math.log, 0.0),
+        "libm_log1p": _libm(math.log1p, -1.0),
         "erf": sc.erf,
         "erfc": sc.erfc,
         "erfinv": sc.erfinv,
@@ -86,4 +136,7 @@ def numpy_extensions() -> dict[str, Callable[..., Any]]:
         "scatter_prod": _scatter_at(np.multiply),
         "scatter_amax": _scatter_at(np.maximum),
         "scatter_amin": _scatter_at(np.minimum),
+        **{f"libm_{name}": _libm_elementwise(name) for name in _LIBM_DOMAINS},
+        **linalg_extensions(),
+        **spectral_extensions(),
     }

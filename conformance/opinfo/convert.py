@@ -127,6 +127,11 @@ class Target(abc.ABC):
         return nullcontext()
 
     @abc.abstractmethod
+    def manual_seed(self, seed: int) -> None:
+        """Seed the target's default generator (torch.manual_seed)."""
+        raise NotImplementedError
+
+    @abc.abstractmethod
     def stores(self, dtype: torch.dtype) -> bool:
         """Whether the target can hold tensors of `dtype`."""
         raise NotImplementedError
@@ -185,6 +190,9 @@ class TorchTarget(Target):
     """
 
     name = TORCH_TARGET
+
+    def manual_seed(self, seed: int) -> None:
+        torch.manual_seed(seed)
 
     def stores(self, dtype: torch.dtype) -> bool:
         return True
@@ -251,6 +259,9 @@ class RefimplTarget(Target):
 
     def activate(self) -> AbstractContextManager[object]:
         return self._using()
+
+    def manual_seed(self, seed: int) -> None:
+        refimpl.manual_seed(seed)
 
     def stores(self, dtype: torch.dtype) -> bool:
         return torch_dtype_name(dtype) in self._stored

@@ -44,7 +44,7 @@ from conformance.opinfo.convert import (
     observe_torch,
     torch_dtype_name,
 )
-from conformance.opinfo.select import Variant, full_name
+from conformance.opinfo.select import RANDOM, Variant, full_name
 
 DEVICE: Final = "cpu"
 CI_MAX_SAMPLES: Final = 4
@@ -384,6 +384,19 @@ UNINITIALIZED: Final = frozenset(
 )
 
 
+# OpInfos whose results are defined up to a phase (singular vectors, eigenvectors: see Note
+# [Singular and eigenvectors are defined up to a phase] in refimpl/ops/linalg_spectral.py):
+# their dtypes, sizes and strides compare as they are, their values through the sample's
+# output_process_fn_grad (torch's gauge-invariant functions of them: |U|, U Vh, |V|, ...).
+GAUGE_DEPENDENT: Final = frozenset(
+    {"linalg.eig", "linalg.eigh", "linalg.svd", "svd", "svd_lowrank", "pca_lowrank"}
+)
+
+
+# The seed both generators get before each sample of a random op.
+RANDOM_SEED: Final = 1234
+
+
 def _without_values(observed: Observed) -> Observed:
     if isinstance(observed, ObservedTensor):
         return dataclasses.replace(observed, values=None)
@@ -402,9 +415,14 @@ def run_sample(
     lambda_note: str,
     *,
     values: bool = True,
+    gauge: bool = False,
+    seeded: bool = False,
 ) -> None:
     """Run one sample on torch and on the target; raise SampleFailure where they differ
-    (`values` False: results compare by dtype, size and strides only)."""
+    (`values` False: results compare by dtype, size and strides only; `gauge`: values
+    compare through the sample's output_process_fn_grad, see GAUGE_DEPENDENT; `seeded`: a
+    random op, both generators seeded alike before the call, and inputs compared with
+    torch's inputs after its call, since OpInfos such as `cauchy` call the in-place method)."""
     parts = _parts(sample)
     if variant is Variant.INPLACE:
         parts = (
@@ -417,9 +435,15 @@ def run_sample(
     # Converted inside activate(): refimpl makes the tensors on the target's backend.
     with target.activate():
         converted = target.convert(parts)
+        if seeded:
+            target.manual_seed(RANDOM_SEED)
         with time_guard(SAMPLE_TIMEOUT_S):
             actual = call(target_fn, converted)
+    if seeded:
+        torch.manual_seed(RANDOM_SEED)
     expected = call(torch_fn, parts)
+    if seeded:
+        before = [observe_torch(v) for v in leaves]
     if expected.error is not None:
         compare_errors(expected.error, actual, lambda_note)
         return
@@ -429,12 +453,21 @@ def run_sample(
         observe_torch(expected.result),
         target.observe(actual.result),
     )
-    if not values:
+    if not values or gauge:
         observed_expected, observed_actual = (
             _without_values(observed_expected),
             _without_values(observed_actual),
         )
     compare(observed_expected, observed_actual, tolerance)
+    if gauge:
+        with target.activate():
+            processed = target.resolve(sample.output_process_fn_grad)(actual.result)
+        compare(
+            observe_torch(sample.output_process_fn_grad(expected.result)),
+            target.observe(processed),
+            tolerance,
+            "gauge-invariant result",
+        )
     converted_leaves = list(all_values(converted))
     if variant is Variant.INPLACE:
         if actual.result is not converted[0]:
@@ -569,6 +602,8 @@ def run_case(
                     tolerance,
                     lambda_note,
                     values=op.name not in UNINITIALIZED,
+                    gauge=op.name in GAUGE_DEPENDENT,
+                    seeded=op.name in RANDOM,
                 )
             run += 1
         except NotStored:

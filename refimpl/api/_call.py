@@ -105,6 +105,9 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
     if binding.returns_list and type(result) is list:
         return tuple(result)
     if binding.returns is not None and type(result) is tuple:
+        if binding.returns_list:
+            # torch: a Tensor[] field of a structseq comes back as a tuple (histogramdd).
+            result = tuple(tuple(r) if type(r) is list else r for r in result)
         outs = binding.out_names.get(len(result), ())
         if binding.returns_out is not None and kwargs and any(n in kwargs for n in outs):
             return binding.returns_out(result)

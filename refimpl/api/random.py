@@ -1,118 +1,84 @@
-"""Random factories and seeding: `rand`, `randn`, `randint`, `randperm`, `manual_seed`.
+"""Random factories, sampling methods and seeding: `rand`, `randn`, `randint`, `randperm`,
+`normal`, `Tensor.uniform_/normal_/random_`, `manual_seed`, `get_rng_state`.
 
-Torch: torch.rand/randn/randint/randperm (TensorFactories.cpp over the distribution kernels
-in aten/src/ATen/native/DistributionTemplates.h) and torch.manual_seed (torch/random.py).
-Differs: the distributions are torch's, the bit stream is the backend's (see core/random.py).
+Torch: torch.rand/randn/randint/randperm/normal (TensorFactories.cpp and Distributions.cpp:
+an empty tensor, then uniform_ / normal_ / random_ on it; normal's tensor overloads are
+normal_(0, 1) then mul_(std) and add_(mean)) and torch.manual_seed (torch/random.py). The
+samples come from the aten ops of refimpl/ops/random.py over torch's CPU generator, so a
+seeded program draws torch's numbers (see refimpl/core/random.py).
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Final
 
 from refimpl._base import dtypes as dt
-from refimpl._base.device import device
+from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
-from refimpl._base.promotion import get_default_dtype
-from refimpl._base.scalars import integral_range
 from refimpl.api._args import sizes
-from refimpl.api.factories import _finish, _target, _wrap, like_target
+from refimpl.api.factories import _finish
 from refimpl.api.tensor import Tensor
-from refimpl.core import strides as geometry
-from refimpl.core.backend import Array, Backend
 from refimpl.core.random import DEFAULT_GENERATORS, Generator
-from refimpl.core.tensor import empty_strided_tensor, empty_tensor
-from refimpl.ops import data
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops.random import DISPATCH_NAMES
 
-# torch: uniform_real_distribution draws 24 random bits for float and 53 for double
-# (aten/src/ATen/core/TransformationHelper.h), so a sample is never rounded up to 1.
-_MANTISSA_BITS = {"float16": 11, "float32": 24, "float64": 53}
+_aten: Final = namespace("aten")
 
-_NOT_IMPLEMENTED_NAMES = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-}
-
-
-# torch: the C++ type names check_from_to_in_range prints (typeid names, as GCC spells them).
-_RANDOM_BOUND_NAMES: Final[dict[str, str]] = {
-    "bool": "bool",
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "uint16": "short unsigned int",
-    "uint32": "unsigned int",
-    "uint64": "long unsigned int",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "float32": "float",
-    "float64": "double",
-}
-# torch: the floating types' (mantissa digits, largest finite value); only float16's range
-# lies inside int64, so only it can fail the bounds check.
-_FLOAT_BOUNDS: Final[dict[str, tuple[int, float]]] = {
-    "float16": (11, 65504.0),
-    "bfloat16": (8, 3.3895313892515355e38),
-    "float32": (24, 3.4028234663852886e38),
-    "float64": (53, 1.7976931348623157e308),
-}
+# The torch.* names this module adds to `refimpl` (refimpl/__init__.py imports them).
+__all__: list[str] = [
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "normal",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
+    "set_rng_state",
+]
 
 
-def check_from_to_in_range(low: int, high: int, dtype: DType) -> None:
-    """Torch's checks that `low` and `high - 1` are values of `dtype` (and its warning where a
-    float cannot hold every integer between them).
-
-    Torch: check_from_to_in_range in aten/src/ATen/native/DistributionTemplates.h.
-    """
-    if dtype.is_complex:
-        raise RuntimeError(
-            "check_random_bounds handles only integral, floating-point and boolean types"
+def _floating(dtype: DType, kernel: str) -> None:
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{DISPATCH_NAMES[dtype.name]}'"
         )
-    name = _RANDOM_BOUND_NAMES[dtype.name]
-    floating = _FLOAT_BOUNDS.get(dtype.name)
-    if floating is None:
-        lowest, largest = integral_range(dtype) if dtype is not dt.bool_ else (0, 1)
+
+
+def _fresh(t: Tensor, out: Tensor | None, requires_grad: bool) -> Tensor:
+    # A new tensor starts at version 0 (the fill is part of its making).
+    if out is None:
+        t._version_counter.version = 0
+    return _finish(t, requires_grad)
+
+
+def _factory(
+    name: str,
+    args: tuple[Any, ...],
+    generator: Generator | None,
+    out: Tensor | None,
+    dtype: DType | None,
+    device: device | str | int | None,
+    requires_grad: bool,
+) -> Tensor:
+    """torch's binding of a random factory: the `.generator` overloads when a generator is
+    given, the `.out` ones when `out` is; `args` ends with the size."""
+    packet = getattr(_aten, name)
+    if out is not None:
+        overload = "generator_out" if generator is not None else "out"
+        extra = {"generator": generator} if generator is not None else {}
+        result: Tensor = getattr(packet, overload)(*args, out=out, **extra)
+        return result
+    options = {"dtype": dtype, "device": None if device is None else as_device(device)}
+    if generator is not None:
+        result = packet.generator(*args, generator=generator, **options)
     else:
-        digits, largest_float = floating
-        lowest, largest = -largest_float, largest_float  # type: ignore[assignment]  # floats
-    for label, value in (("from", low), ("to - 1", high - 1)):
-        if value < lowest or value > largest:
-            raise RuntimeError(f"{label} is out of bounds for {name}")
-    if floating is not None:
-        for label, value in (("from", low), ("to - 1", high - 1)):
-            if abs(value) > 1 << digits:
-                warnings.warn(
-                    f"{label} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
-                    f"limitations {name} can support discrete uniform distribution only "
-                    "within this range. This warning will become an error in version 1.7 "
-                    "release, please fix the code in advance",
-                    UserWarning,
-                    stacklevel=3,
-                )
-
-
-def _generator_for(generator: Generator | None, dev: device) -> Generator:
-    if generator is None:
-        return DEFAULT_GENERATORS.get(dev.type)
-    if generator.device.type != dev.type:
-        raise RuntimeError(
-            f"Expected a '{dev.type}' device type for generator but found '{generator.device.type}'"
-        )
-    return generator
-
-
-def _uniform(backend: Backend, gen: Generator, n: int, dtype: DType) -> Array:
-    xp = backend.xp
-    bits = _MANTISSA_BITS[dtype.to_real().name]
-    samples = gen.source(backend).uniform(n)
-    scale = float(1 << bits)
-    return xp.floor(samples * scale) / scale
+        result = packet.default(*args, **options)
+    return _finish(result, requires_grad)
 
 
 def rand(
@@ -125,27 +91,9 @@ def rand(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    """Samples from U[0, 1). Torch: torch.rand."""
-    shape = sizes(size, "rand")
-    target = dtype or get_default_dtype()
-    if not (target.is_floating_point or target.is_complex):
-        raise NotImplementedError(
-            f"\"check_uniform_bounds\" not implemented for '{_NOT_IMPLEMENTED_NAMES[target.name]}'"
-        )
-    dev, backend = _target(device)
-    if backend is None:
-        return _finish(empty_tensor(shape, target, dev, None), requires_grad)
-    gen = _generator_for(generator, dev)
-    n = geometry.numel(shape)
-    xp = backend.xp
-    if target.is_complex:
-        real = target.to_real()
-        values = _uniform(backend, gen, 2 * n, real)
-        array = values[:n] + 1j * values[n:]
-        array = data.cast_array(xp, array, dt.complex128, target, backend)
-    else:
-        array = data.cast_array(xp, _uniform(backend, gen, n, target), dt.float64, target, backend)
-    return _finish(_wrap(xp.reshape(array, shape), target, dev, backend), requires_grad)
+    """Samples from U[0, 1). Torch: torch.rand (aten.rand: empty, then uniform_(0, 1))."""
+    shape = list(sizes(size, "rand"))
+    return _factory("rand", (shape,), generator, out, dtype, device, requires_grad)
 
 
 def randn(
@@ -158,26 +106,10 @@ def randn(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    """Samples from N(0, 1) (complex: each part N(0, 1/2)). Torch: torch.randn."""
-    shape = sizes(size, "randn")
-    target = dtype or get_default_dtype()
-    if not (target.is_floating_point or target.is_complex):
-        raise NotImplementedError(
-            f"\"normal_kernel_cpu\" not implemented for '{_NOT_IMPLEMENTED_NAMES[target.name]}'"
-        )
-    dev, backend = _target(device)
-    if backend is None:
-        return _finish(empty_tensor(shape, target, dev, None), requires_grad)
-    gen = _generator_for(generator, dev)
-    n = geometry.numel(shape)
-    xp = backend.xp
-    source = gen.source(backend)
-    if target.is_complex:
-        values = source.normal(2 * n) * (0.5**0.5)
-        array = data.cast_array(xp, values[:n] + 1j * values[n:], dt.complex128, target, backend)
-    else:
-        array = data.cast_array(xp, source.normal(n), dt.float64, target, backend)
-    return _finish(_wrap(xp.reshape(array, shape), target, dev, backend), requires_grad)
+    """Samples from N(0, 1) (complex: each part N(0, 1/2)). Torch: torch.randn (aten.randn:
+    empty, then normal_(0, 1))."""
+    shape = list(sizes(size, "randn"))
+    return _factory("randn", (shape,), generator, out, dtype, device, requires_grad)
 
 
 def randint(
@@ -191,9 +123,8 @@ def randint(
     pin_memory: bool = False,
     **kwargs: Any,
 ) -> Tensor:
-    """Integers uniform in [low, high). Torch: torch.randint(low=0, high, size)."""
-    low: int
-    high: int
+    """Integers uniform in [low, high). Torch: torch.randint(low=0, high, size) (aten.randint
+    .low: empty, then random_(low, high))."""
     if "size" in kwargs:
         args = args + (kwargs.pop("size"),)
     if "high" in kwargs:
@@ -204,21 +135,21 @@ def randint(
         low, high, size = args
     else:
         raise TypeError("randint() received an invalid combination of arguments")
-    shape = sizes((size,), "randint")
-    if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
-    target = dtype or dt.int64
-    check_from_to_in_range(low, high, target)
-    dev, backend = _target(device)
-    if backend is None:
-        return _finish(empty_tensor(shape, target, dev, None), requires_grad)
-    gen = _generator_for(generator, dev)
-    xp = backend.xp
-    values = gen.source(backend).integers(int(low), int(high), geometry.numel(shape))
-    array = data.cast_array(xp, values, dt.int64, target, backend)
-    return _finish(_wrap(xp.reshape(array, shape), target, dev, backend), requires_grad)
+    shape = list(sizes((size,), "randint"))
+    name_args = (int(low), int(high), shape)
+    packet = _aten.randint
+    if out is not None:
+        if generator is not None:
+            result: Tensor = packet.low_generator_out(*name_args, generator=generator, out=out)
+        else:
+            result = packet.low_out(*name_args, out=out)
+        return result
+    options = {"dtype": dtype, "device": None if device is None else as_device(device)}
+    if generator is not None:
+        result = packet.low_generator(*name_args, generator=generator, **options)
+    else:
+        result = packet.low(*name_args, **options)
+    return _finish(result, requires_grad)
 
 
 def randperm(
@@ -232,64 +163,125 @@ def randperm(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
-    """A random permutation of 0..n-1. Torch: torch.randperm."""
-    if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
-    target = dtype or dt.int64
-    dev, backend = _target(device)
-    if backend is None:
-        return _finish(empty_tensor((n,), target, dev, None), requires_grad)
-    gen = _generator_for(generator, dev)
-    xp = backend.xp
-    array = data.cast_array(xp, gen.source(backend).permutation(n), dt.int64, target, backend)
-    return _finish(_wrap(array, target, dev, backend), requires_grad)
+    """A random permutation of 0..n-1. Torch: torch.randperm (randperm_cpu's algorithm)."""
+    packet = _aten.randperm
+    if out is not None:
+        if generator is not None:
+            result: Tensor = packet.generator_out(n, generator=generator, out=out)
+        else:
+            result = packet.out(n, out=out)
+        return result
+    options = {
+        "dtype": dtype or dt.int64,
+        "device": None if device is None else as_device(device),
+    }
+    if generator is not None:
+        result = packet.generator(n, generator=generator, **options)
+    else:
+        result = packet.default(n, **options)
+    return _finish(result, requires_grad)
 
 
-def _like_shape(input: Tensor, dtype: DType | None, device: Any) -> tuple[Any, DType, Any]:
-    return input._size, dtype or input._dtype, input.device if device is None else device
+def normal(
+    mean: Any,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Generator | None = None,
+    out: Tensor | None = None,
+    dtype: DType | None = None,
+    layout: Any = None,
+    device: device | str | int | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """Normal samples. Torch: torch.normal's overloads (Distributions.cpp normal /
+    normal_out_impl): float_float (a new tensor of `size`, normal_(mean, std)); Tensor_float
+    (normal_(0, std), then add_(mean)); float_Tensor and Tensor_Tensor (normal_(0, 1), then
+    mul_(std), add_(mean)), each in a tensor shaped like the broadcast of the tensors."""
+    mean_is_tensor, std_is_tensor = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_is_tensor and not std_is_tensor:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments")
+        shape = list(sizes((size,), "normal"))
+        if out is not None:
+            result: Tensor = _aten.normal.float_float_out(
+                float(mean), float(std), shape, generator=generator, out=out
+            )
+            return result
+        result = _aten.normal.float_float(
+            float(mean), float(std), shape, generator=generator, dtype=dtype, device=device
+        )
+        return _finish(result, requires_grad)
+    overload = {
+        (True, False): "Tensor_float",
+        (False, True): "float_Tensor",
+        (True, True): "Tensor_Tensor",
+    }[(mean_is_tensor, std_is_tensor)]
+    mean = mean if mean_is_tensor else float(mean)
+    std = std if std_is_tensor else float(std)
+    if out is not None:
+        result = getattr(_aten.normal, f"{overload}_out")(mean, std, generator=generator, out=out)
+        return result
+    result = getattr(_aten.normal, overload)(mean, std, generator=generator)
+    return result
 
 
-def _laid_out_like(input: Tensor, samples: Tensor) -> Tensor:
-    """`samples` (contiguous, from the configured backend) in `input`'s layout and backend.
-
-    Torch: the *_like factories use preserve_format, as empty_like does.
-    """
-    dev, backend = like_target(input, samples.device)
-    stride = geometry.dense_strides_like(input._size, input._stride)
-    if samples._stride == stride and samples._storage.backend is backend:
-        return samples
-    out: Tensor = empty_strided_tensor(input._size, stride, samples._dtype, dev, backend)
-    data.copy_(out, samples)
-    out._version_counter.version = 0
-    return out
+def _like(
+    name: str,
+    args: tuple[Any, ...],
+    generator: Generator | None,
+    dtype: DType | None,
+    device: Any,
+    requires_grad: bool,
+    memory_format: Any,
+) -> Tensor:
+    """torch's binding of a `*_like` random factory: its `generator` overload when a
+    generator is given (`name` is (plain overload, generator overload))."""
+    plain, with_generator = name.split("|")
+    options = {
+        "dtype": dtype,
+        "device": None if device is None else as_device(device),
+        "memory_format": memory_format,
+    }
+    packet = getattr(_aten, plain.split(".")[0])
+    if generator is not None:
+        result: Tensor = getattr(packet, with_generator)(*args, generator=generator, **options)
+    else:
+        result = getattr(packet, plain.partition(".")[2] or "default")(*args, **options)
+    return _finish(result, requires_grad)
 
 
 def rand_like(
     input: Tensor,
     *,
+    generator: Generator | None = None,
     dtype: DType | None = None,
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    """U[0, 1) samples shaped like `input`. Torch: torch.rand_like."""
-    size, target, dev = _like_shape(input, dtype, device)
-    return _finish(_laid_out_like(input, rand(size, dtype=target, device=dev)), requires_grad)
+    """U[0, 1) samples shaped like `input`. Torch: torch.rand_like (empty_like, uniform_)."""
+    return _like(
+        "rand_like|generator", (input,), generator, dtype, device, requires_grad, memory_format
+    )
 
 
 def randn_like(
     input: Tensor,
     *,
+    generator: Generator | None = None,
     dtype: DType | None = None,
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    """N(0, 1) samples shaped like `input`. Torch: torch.randn_like."""
-    size, target, dev = _like_shape(input, dtype, device)
-    return _finish(_laid_out_like(input, randn(size, dtype=target, device=dev)), requires_grad)
+    """N(0, 1) samples shaped like `input`. Torch: torch.randn_like (empty_like, normal_)."""
+    return _like(
+        "randn_like|generator", (input,), generator, dtype, device, requires_grad, memory_format
+    )
 
 
 def randint_like(
@@ -297,18 +289,21 @@ def randint_like(
     low: int = 0,
     high: int | None = None,
     *,
+    generator: Generator | None = None,
     dtype: DType | None = None,
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    """Integers in [low, high) shaped like `input`. Torch: torch.randint_like(input, high)."""
+    """Integers in [low, high) shaped like `input`. Torch: torch.randint_like(input, high) and
+    (input, low, high) (empty_like, random_(low, high))."""
+    args: tuple[Any, ...]
     if high is None:
-        low, high = 0, low
-    size, target, dev = _like_shape(input, dtype, device)
-    samples = randint(low, high, size, dtype=target, device=dev)
-    return _finish(_laid_out_like(input, samples), requires_grad)
+        name, args = "randint_like|generator", (input, int(low))
+    else:
+        name, args = "randint_like.low_dtype|low_generator_dtype", (input, int(low), int(high))
+    return _like(name, args, generator, dtype, device, requires_grad, memory_format)
 
 
 def manual_seed(seed: int) -> Generator:

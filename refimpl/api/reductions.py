@@ -111,14 +111,17 @@ def norm(
     Torch: torch.norm in torch/functional.py: for strided tensors it calls
     torch.linalg.vector_norm for a number p (None is 2) and for "fro" over at most two dims,
     and torch.linalg.matrix_norm otherwise.
-    Differs: linalg.matrix_norm ("nuc", "fro" over more dims) is not in refimpl yet.
     """
     dims = [dim] if isinstance(dim, int) else (None if dim is None else list(dim))
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dims or ()) <= 2):
             return _vector_norm(input, 2, dims, keepdim, dtype, out)
-        raise NotImplementedError(
-            f"refimpl does not implement torch.linalg.matrix_norm yet (torch.norm with p={p!r})"
+        # torch: the nuclear norm, or matrix_norm's error for the other strings and dims.
+        matrix_dims = list(range(input.dim())) if dims is None else dims
+        if out is None:
+            return _aten.linalg_matrix_norm.str_ord(input, p, matrix_dims, keepdim, dtype=dtype)
+        return _aten.linalg_matrix_norm.str_ord_out(
+            input, p, matrix_dims, keepdim, dtype=dtype, out=out
         )
     return _vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype, out)
 

@@ -40,6 +40,7 @@ from refimpl.api.linalg_solve import LinalgSolveMethods
 from refimpl.api.linalg_spectral import LinalgSpectralMethods
 from refimpl.api.masking import MaskingMethods
 from refimpl.api.products import ProductMethods
+from refimpl.api.random_methods import RandomMethods
 from refimpl.api.reductions import ReductionMethods
 from refimpl.api.scans import ScanMethods
 from refimpl.api.sorting import SortingMethods
@@ -77,6 +78,7 @@ class Tensor(
     SortingMethods,
     StatisticsMethods,
     DistributionMethods,
+    RandomMethods,
     SpectralMethods,
     LinalgSolveMethods,
     LinalgSpectralMethods,

@@ -25,31 +25,28 @@ ENTRY_POINT_GROUP = "refimpl.backends"
 
 @runtime_checkable
 class RandomSource(Protocol):
-    """A backend's source of random numbers, seeded once.
+    """A backend's stream of raw 32-bit random words, read in bulk.
 
-    Torch: the engine behind torch.Generator (Philox on CUDA, mt19937 on CPU). refimpl's
-    distributions are torch's; the bit streams are the backend library's own.
+    Torch: the engine behind torch.Generator: at::mt19937 on CPU (CPUGeneratorImpl's
+    `random()`), Philox on CUDA. refimpl turns the words into each distribution itself
+    (refimpl/core/random.py), as torch's kernels do. A backend serving the CPU device must
+    give the mt19937 stream: its state bytes are `MT19937_STATE_BYTES` long, the 624 state
+    words then the read position (0..624, 624: twist before the next word), each a
+    little-endian uint32; `set_state` with such bytes continues torch's stream exactly.
+    Other backends may give their own library's stream with opaque state bytes.
     """
 
-    def uniform(self, n: int) -> Array:
-        """`n` float64 samples from U[0, 1) as a 1-D array."""
-        ...
-
-    def normal(self, n: int) -> Array:
-        """`n` float64 samples from N(0, 1) as a 1-D array."""
-        ...
-
-    def integers(self, low: int, high: int, n: int) -> Array:
-        """`n` int64 samples from the integers in [low, high) as a 1-D array."""
-        ...
-
-    def permutation(self, n: int) -> Array:
-        """A random permutation of range(n) as a 1-D int64 array."""
+    def random_raw(self, n: int) -> Array:
+        """The next `n` words, in order, as a 1-D uint32 array."""
         ...
 
     def get_state(self) -> bytes: ...
 
     def set_state(self, state: bytes) -> None: ...
+
+
+# The state layout of a CPU backend's mt19937 source: 624 words and the read position.
+MT19937_STATE_BYTES: Final = 625 * 4
 
 
 @runtime_checkable
@@ -135,7 +132,8 @@ class Backend(Protocol):
         ...
 
     def random(self, seed: int) -> RandomSource:
-        """A new random source seeded with `seed`."""
+        """A new random source seeded with `seed` (CPU backends: an mt19937 source, whose
+        state refimpl sets with torch's seeding through `set_state`)."""
         ...
 
 
@@ -237,6 +235,9 @@ EXTENSION_NAMES: Final[dict[str, str]] = {
     "frexp": "mantissa and exponent (a pair of arrays), as C frexp",
     "ldexp": "x * 2**n, as C ldexp",
     "nextafter": "the next float after x towards y",
+    # torch's scalar CPU code calls the C library; NumPy's vector loops round differently.
+    "libm_log": "C log of float64 x as the platform's libm computes it",
+    "libm_log1p": "C log1p of float64 x as the platform's libm computes it",
     "erf": "error function",
     "erfc": "complementary error function",
     "erfinv": "inverse error function",
@@ -277,6 +278,28 @@ EXTENSION_NAMES: Final[dict[str, str]] = {
     "scatter_prod": "target with values multiplied in at positions",
     "scatter_amax": "target with the NaN-propagating maximum taken at positions",
     "scatter_amin": "target with the NaN-propagating minimum taken at positions",
+    # Linear algebra (refimpl.ops.linalg_solve): LAPACK's factorizations and solvers, each on
+    # batches of matrices (..., m, n) in the input's dtype; pivots are LAPACK's (1-based,
+    # int32) and info LAPACK's per matrix (int32, the batch's shape). Without lu_factor,
+    # lu_solve, cholesky_ex or solve_triangular refimpl composes them from the standard
+    # (refimpl.ops._linalg_standard: unblocked, slower).
+    "lu_factor": "getrf: (packed LU, pivots, info) of A = P L U with partial pivoting",
+    "lu_solve": "getrs: X with op(A) X = B from (LU, pivots), op A, A^T, A^H for trans 0, 1, 2",
+    "cholesky_ex": "potrf: (factor, info); upper: A = U^H U, else A = L L^H; one triangle read",
+    "solve_triangular": "trsm: X with op(A) X = B, A (upper) triangular, unit diagonal optional",
+    "ldl_factor": "sytrf/hetrf (lower): (compact LD, Bunch-Kaufman pivots, info)",
+    "ldl_solve": "sytrs/hetrs (lower): X with A X = B from (LD, pivots)",
+    "lstsq": "gels/gelsy/gelsd/gelss: (overwritten B with max(m, n) rows, rank, singular values)",
+    # Eigendecomposition of general matrices (refimpl.ops.linalg_spectral): complex results
+    # whatever the input (real or complex), batched.
+    "linalg_eig": "geev: (eigenvalues, right eigenvectors of norm 1), complex",
+    "linalg_eigvals": "geev without vectors: the eigenvalues, complex",
+    # More of the C library's double functions (see libm_log): torch's serial CPU
+    # distribution kernels call them (cauchy_, log_normal_: refimpl/ops/_distributions_draw.py).
+    "libm_exp": "C exp of float64 x as the platform's libm computes it",
+    "libm_tan": "C tan of float64 x as the platform's libm computes it",
+    "libm_sin": "C sin of float64 x as the platform's libm computes it",
+    "libm_cos": "C cos of float64 x as the platform's libm computes it",
 }
 
 

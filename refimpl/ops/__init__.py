@@ -21,6 +21,9 @@ from refimpl.ops import data as data
 from refimpl.ops import distributions as distributions
 from refimpl.ops import factory as factory
 from refimpl.ops import fft as fft
+from refimpl.ops import fft_freq as fft_freq
+from refimpl.ops import fft_stft as fft_stft
+from refimpl.ops import fft_transforms as fft_transforms
 from refimpl.ops import gather_scatter as gather_scatter
 from refimpl.ops import histograms as histograms
 from refimpl.ops import index as index
@@ -33,10 +36,14 @@ from refimpl.ops import linalg_spectral as linalg_spectral
 from refimpl.ops import matmul as matmul
 from refimpl.ops import matvec as matvec
 from refimpl.ops import order as order
+from refimpl.ops import padding as padding
 from refimpl.ops import pointwise as pointwise
 from refimpl.ops import predicates as predicates
 from refimpl.ops import products as products
 from refimpl.ops import random as random
+from refimpl.ops import random_creation as random_creation
+from refimpl.ops import random_factories as random_factories
+from refimpl.ops import random_like as random_like
 from refimpl.ops import ranges as ranges
 from refimpl.ops import reduction as reduction
 from refimpl.ops import reduction_extremes as reduction_extremes
@@ -44,6 +51,7 @@ from refimpl.ops import reduction_moments as reduction_moments
 from refimpl.ops import reduction_norms as reduction_norms
 from refimpl.ops import reorder as reorder
 from refimpl.ops import scan as scan
+from refimpl.ops import search as search
 from refimpl.ops import selection as selection
 from refimpl.ops import sets as sets
 from refimpl.ops import shape_aliases as shape_aliases
