@@ -243,6 +243,9 @@ _ERROR_CASES: dict[str, Any] = {
     "normal_complex_std": lambda L: L.normal(L.zeros(3), L.ones(3, dtype=L.complex64)),
     "randint_empty_range": lambda L: L.randint(5, 5, (2,)),
     "randint_uint8_bound": lambda L: L.randint(0, 300, (2,), dtype=L.uint8),
+    "uniform_expanded": lambda L: L.zeros(1).expand(3).uniform_(),
+    "normal_expanded": lambda L: L.zeros(1).expand(20).normal_(),
+    "random_expanded": lambda L: L.zeros(1).expand(3).random_(0, 4),
 }
 
 
@@ -277,4 +280,13 @@ def test_wide_ranges_draw_64_bits(dtype: str) -> None:
         _same(
             refimpl.empty(200, dtype=_r(dtype)).random_(low, high),
             torch.empty(200, dtype=getattr(torch, dtype)).random_(low, high),
+        )
+
+
+def test_infinite_mean() -> None:
+    for dtype, n in (("float64", 3), ("float64", 20), ("float32", 20)):
+        _seed(0)
+        _same(
+            refimpl.zeros(n, dtype=_r(dtype)).normal_(float("inf"), 1.0),
+            torch.zeros(n, dtype=getattr(torch, dtype)).normal_(float("inf"), 1.0),
         )

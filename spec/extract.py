@@ -444,8 +444,8 @@ def write_kernel_dtypes(facts: dict[str, dict[str, Any]], path: Path) -> None:
 # --- api_signatures.json -----------------------------------------------------------------------
 
 # Where each Python namespace's signatures come from: the wheel's stubs, parsed with ast. The
-# wheel ships no stub for torch.special; its signatures are generated the way torch generates
-# the others (see special_stub).
+# wheel ships no stub for torch.special, torch.linalg or torch.fft; their signatures are
+# generated the way torch generates the others (see module_stub).
 STUBS: Final = (
     ("torch", "_C/_VariableFunctions.pyi", None),
     ("Tensor", "_C/__init__.pyi", "TensorBase"),
@@ -467,6 +467,8 @@ INSPECT_KINDS: Final = {
 TESTING_OVERRIDE_OWNERS: Final[dict[str, object]] = {
     "torch": torch,
     "torch.special": torch.special,
+    "torch.linalg": torch.linalg,
+    "torch.fft": torch.fft,
     "Tensor": torch.Tensor,
 }
 # Lambdas with torch's parameter names and defaults, also for functions that have no stub.
@@ -531,16 +533,22 @@ def python_pair(function: Any) -> Any:
     return torchgen_python.PythonSignatureNativeFunctionPair(signature, function)
 
 
-def special_stub() -> str:
-    """torch.special's stub as torch would generate it, from the wheel's native_functions.yaml.
+# The namespaces torch generates from the `python_module:` entries of native_functions.yaml,
+# each named `<module>_<name>` in aten (torch.special.ndtr is aten::special_ndtr).
+GENERATED_MODULES: Final = ("special", "linalg", "fft")
+
+
+def module_stub(module: str) -> str:
+    """torch.<module>'s stub as torch would generate it, from the wheel's native_functions.yaml.
 
     Torch: tools/pyi/gen_pyi.py writes _VariableFunctions.pyi from the same torchgen
     PythonSignatureGroup.signature_str_pyi, pairing each functional overload with its out=
-    overload; it writes none for torch._C._special. Overloads keep native_functions.yaml order.
+    overload; it writes none for torch._C._special, _linalg or _fft. Overloads keep
+    native_functions.yaml order.
     """
     native = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native"
     parsed = parse_native_yaml(str(native / "native_functions.yaml"), str(native / "tags.yaml"))
-    functions = [f for f in parsed.native_functions if f.python_module == "special"]
+    functions = [f for f in parsed.native_functions if f.python_module == module]
     defs = []
     for function in functions:
         if function.func.is_out_fn():
@@ -598,7 +606,8 @@ def python_signatures(namespace: str) -> dict[str, list[dict[str, Any]]]:
 def extract_api_signatures(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Namespace -> function name -> {"overloads": [...], "testing_override": [...] | None}.
 
-    Only names that are also aten op base names (torch.special: `special_<name>`) are kept.
+    Only names that are also aten op base names (torch.special: `special_<name>`, likewise
+    linalg_ and fft_) are kept.
     """
     aten_names = {
         record["name"].removeprefix("aten::")
@@ -610,17 +619,20 @@ def extract_api_signatures(records: list[dict[str, Any]]) -> dict[str, dict[str,
         namespace: stub_signatures((torch_dir / stub).read_text(encoding="utf-8"), class_name)
         for namespace, stub, class_name in STUBS
     }
-    sources["torch.special"] = {
-        name.removeprefix("special_"): overloads
-        for name, overloads in stub_signatures(special_stub(), None).items()
-        if hasattr(torch.special, name.removeprefix("special_"))
-    }
+    for module in GENERATED_MODULES:
+        owner = getattr(torch, module)
+        sources[f"torch.{module}"] = {
+            name.removeprefix(f"{module}_"): overloads
+            for name, overloads in stub_signatures(module_stub(module), None).items()
+            if hasattr(owner, name.removeprefix(f"{module}_"))
+        }
     for namespace, signatures in sources.items():
         for name, overloads in python_signatures(namespace).items():
             signatures.setdefault(name, overloads)
     api: dict[str, dict[str, Any]] = {}
     for namespace, signatures in sorted(sources.items()):
-        prefix = "special_" if namespace == "torch.special" else ""
+        module = namespace.removeprefix("torch.")
+        prefix = f"{module}_" if module in GENERATED_MODULES else ""
         api[namespace] = {
             name: {
                 "overloads": overloads,

@@ -179,10 +179,11 @@ FAMILIES: Final = tuple(name for name, _ in FAMILY_RULES)
 # Second derivatives are checked for the elementwise ops, the matmul family and the reductions.
 GRADGRAD_FAMILIES: Final = (
     "unary", "binary", "special", "pointwise-other", "matmul", "reductions", "sorting",
+    "fft", "linalg",
 )
 CI_FAMILIES: Final = (
     "unary", "binary", "special", "pointwise-other", "reductions", "shapes", "indexing", "matmul",
-    "sorting", "random",
+    "sorting", "random", "fft", "linalg",
 )
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from refimpl._base.dtypes import complex128, float64
+from refimpl._base.memory_format import contiguous_format
 from refimpl._base.promotion import promote_types
 from refimpl.autograd.gradients import grad
 from refimpl.autograd.graph import Node
@@ -227,7 +228,9 @@ def _numerical_jacobian(
 
 def _jacobian_rows(vjp: Fn, output: Any) -> list[list[Any]]:
     """Per input, the gradients of each output element. Torch: _compute_analytical_jacobian_rows."""
-    grad_out = aten.zeros_like.default(output)
+    # torch: zeros_like(output, memory_format=torch.legacy_contiguous_format), so that the
+    # flat view exists for column-major outputs (LAPACK's) too.
+    grad_out = aten.zeros_like.default(output, memory_format=contiguous_format)
     flat = aten.view.default(grad_out, [-1])
     rows: list[list[Any]] = []
     for j in range(_numel(output)):

@@ -379,7 +379,8 @@ def _fma(xp: Any, a: Array, b: float, c: float) -> Array:
     total = product + c
     back = total - product
     sum_err = (product - (total - back)) + (c - back)
-    return total + (sum_err + product_err)
+    # Non-finite sums (an infinite mean) have no error terms: keep the plain sum.
+    return xp.where(xp.isfinite(total), total + (sum_err + product_err), total)
 
 
 def uniform_real(

@@ -43,7 +43,7 @@ _SIN_P: Final = (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
 _COS_P: Final = (2.443315711809948e-005, -1.388731625493765e-003, 4.166664568298827e-002)
 _FOPI: Final = 1.27323954473516
 # Rows of 16 samples per pass of normal_fill_16_avx2.
-_CHUNK_ROWS: Final = 8192
+_CHUNK_ROWS: Final = 4096
 
 
 def _f32(value: float) -> float:
@@ -109,9 +109,11 @@ def log256_ps(steps: Float32Steps, x: Array) -> Array:
     e = xp.astype(e, f32)
     one = steps.const(1.0)
     low = mantissa < steps.const(_SQRTHF)
-    e = xp.where(low, e - one, e)
+    # The masks as 0/1 arithmetic (exact; cheaper than selecting): x & mask adds 0.
+    low_f = xp.astype(low, f32)
+    e = e - low_f
     m = mantissa - one
-    m = xp.where(low, m + mantissa, m)
+    m = m + mantissa * low_f
     z = steps.mul(m, m)
     m_wide, z_wide = steps.wide(m), steps.wide(z)
     y = steps.fma(m_wide, _f32(_LOG_P[0]), _f32(_LOG_P[1]))
@@ -155,7 +157,11 @@ def sincos256_ps(steps: Float32Steps, x: Array) -> tuple[Array, Array]:
     sin_poly = steps.fma(sin_poly, x_wide, x_wide)
     sin = xp.where(use_sin_poly, sin_poly, cos_poly)
     cos = xp.where(use_sin_poly, cos_poly, sin_poly)
-    return xp.where(swap_sin, -sin, sin), xp.where(negative_cos, -cos, cos)
+    # The sign-bit XORs as products with -1 or 1 (exact, zeros' signs flip alike).
+    one, two = steps.const(1.0), steps.const(2.0)
+    sin = sin * (one - two * xp.astype(swap_sin, xp.float32))
+    cos = cos * (one - two * xp.astype(negative_cos, xp.float32))
+    return sin, cos
 
 
 def normal_fill_16_avx2(xp: Any, blocks: Array, mean: float, std: float) -> Array:
@@ -166,7 +172,7 @@ def normal_fill_16_avx2(xp: Any, blocks: Array, mean: float, std: float) -> Arra
     if total > _CHUNK_ROWS:
         # Chunks keep the ~60 temporaries of a block in cache: several times faster.
         parts = [
-            normal_fill_16_avx2(xp, blocks[start : start + _CHUNK_ROWS], mean, std)
+            normal_fill_16_avx2(xp, blocks[start : min(start + _CHUNK_ROWS, total), :], mean, std)
             for start in range(0, total, _CHUNK_ROWS)
         ]
         return xp.concat(parts, axis=0)

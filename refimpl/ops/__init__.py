@@ -37,6 +37,7 @@ from refimpl.ops import matmul as matmul
 from refimpl.ops import matvec as matvec
 from refimpl.ops import order as order
 from refimpl.ops import padding as padding
+from refimpl.ops import padding_reflect as padding_reflect
 from refimpl.ops import pointwise as pointwise
 from refimpl.ops import predicates as predicates
 from refimpl.ops import products as products

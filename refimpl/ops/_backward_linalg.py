@@ -12,6 +12,7 @@ derivatives see A, or reuse the saved one), so does refimpl.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
 from refimpl.core.grad_mode import GRAD_STATE
@@ -115,9 +116,18 @@ def linalg_det_backward(
 ) -> Tensor | None:
     """Torch: linalg_det_backward: the cofactor matrix det(A) A^{-H}, solved from the LU with
     eps on its zero pivots (grad mode off); with grad mode on, a new solve for invertible
-    matrices and the SVD formula for those with |det| < 100 eps."""
+    matrices and the SVD formula for those with |det| < 100 eps. An empty A (numel 0) gets
+    fresh zeros, which do not require grad even with create_graph; a 1 x 1 A gets the cofactor
+    1: `grad.unsqueeze(-1).unsqueeze(-1).expand(A.shape)`, independent of A (torch 2.13
+    verified: its grad_fn chain is Expand <- Unsqueeze <- Unsqueeze, its second derivative
+    with respect to A is None)."""
     if grad is None:
         return None
+    if math.prod(A.shape) == 0:
+        return aten.zeros_like.default(A)
+    if A.shape[-1] == 1:
+        column = aten.unsqueeze.default(aten.unsqueeze.default(grad, -1), -1)
+        return aten.expand.default(column, list(A.shape))
     d = _diag_embed(aten.mul.Tensor(grad, aten.conj.default(det)), pivots)
     eps = _EPSILON[(LU._dtype.to_real() if LU._dtype.is_complex else LU._dtype).name]
     if not GRAD_STATE.enabled:

@@ -28,6 +28,7 @@ from refimpl.core.random import (
 )
 from refimpl.core.tensor import TensorImpl, array_of, backend_dtype, empty_tensor, write_array
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops import data
 from refimpl.ops._backward import Tensor
 from refimpl.ops._complex_parts import compose_complex
 from refimpl.ops._distributions_draw import fill_axes, from_fill_order, generator_for
@@ -168,6 +169,7 @@ def uniform__kernel(
     if not dtype.is_floating_point:
         raise not_implemented("check_uniform_bounds", dtype)
     _uniform_checks(dtype, low, high)
+    data.check_writable(self)  # torch: the TensorIterator's internal-overlap check
     if not has_data(self):
         return self  # torch's meta kernels check no generator
     gen = generator_for(self, generator)
@@ -224,6 +226,7 @@ def normal__kernel(
         )
     if not dtype.is_floating_point:
         raise not_implemented("normal_kernel_cpu", dtype)
+    data.check_writable(self)  # torch: the TensorIterator's internal-overlap check
     if not has_data(self):
         return self  # torch's meta kernels check no generator
     gen = generator_for(self, generator)
@@ -275,6 +278,7 @@ def random__kernel(self: TensorImpl, *, generator: Generator | None) -> Any:
     transformation::uniform_int (TransformationHelper.h)."""
     dtype = self._dtype
     _random_dtype_check(dtype, "random_kernel_cpu")
+    data.check_writable(self)  # torch: the TensorIterator's internal-overlap check
     if not has_data(self):
         return self  # torch's meta kernels check no generator
     gen = generator_for(self, generator)
@@ -341,6 +345,7 @@ def random_from_kernel(
         raise RuntimeError(
             "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16"
         )
+    data.check_writable(self)  # torch: the TensorIterator's internal-overlap check
     if not has_data(self):
         return self  # torch's meta kernels check no generator
     gen = generator_for(self, generator)
@@ -391,6 +396,7 @@ def _random_from_to(
     `random64()` for a span of 2^28 or more) % span + base, through int64."""
     dtype = self._dtype
     _random_dtype_check(dtype, "random_from_to_kernel_cpu")
+    data.check_writable(self)  # torch: the TensorIterator's internal-overlap check
     if not has_data(self):
         return self  # torch's meta kernels check no generator
     gen = generator_for(self, generator)
