@@ -19,6 +19,7 @@ from refimpl import functional as functional
 from refimpl import library as library
 from refimpl import linalg as linalg
 from refimpl import ops as ops
+from refimpl import random as random
 from refimpl import return_types as return_types
 from refimpl import special as special
 from refimpl import utils as utils
@@ -287,6 +288,7 @@ from refimpl.core.config import config
 from refimpl.core.random import Generator
 from refimpl.core.storage import Storage as UntypedStorage
 from refimpl.dispatch.schema import FunctionSchema, parse_schema
+from refimpl.random import default_generator
 
 # torch's dtype aliases.
 float = float32
@@ -363,6 +365,7 @@ __all__ = [
     "copysign",
     "cos",
     "cosh",
+    "default_generator",
     "deg2rad",
     "device",
     "digamma",

@@ -7,7 +7,6 @@ replaces the storage's array. It has no float16.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,14 +16,14 @@ import numpy as np
 _ARRAY_TYPE: type = type(array_api_strict.asarray(0))
 
 from backends._common import NumpyRandom, dtype_table
+from backends._warnings import ignore_runtime_warnings_from
 from refimpl._base.dtypes import DType
 
 # torch computes silently where NumPy warns (0 / 0, inf - inf, a NaN cast to int), as the
 # NumPy backend says; array-api-strict computes through NumPy inside its own modules, so the
 # filter names them too. A user's own NumPy code still warns.
-warnings.filterwarnings(
-    "ignore", category=RuntimeWarning, module=r"(refimpl|backends|array_api_strict)(\.|$)"
-)
+# backends/_warnings.py keeps the filter in front, through catch_warnings blocks.
+ignore_runtime_warnings_from(r"(refimpl|backends|array_api_strict)(\.|$)")
 
 
 class ArrayApiStrictBackend:

@@ -7,23 +7,22 @@ land in the shared buffer, exactly as in torch.
 from __future__ import annotations
 
 import types
-import warnings
 from typing import Any
 
 import array_api_compat.numpy as xp_numpy
 import numpy as np
 
 from backends._common import NumpyRandom, StridedViews, dtype_table
+from backends._warnings import ignore_runtime_warnings_from
 from backends.numpy.extensions import numpy_extensions
 from refimpl._base.dtypes import DType
 
 # Differs: NumPy warns on overflow, invalid values and division by zero (inf - inf, nan cast
-# to int, 1 / 0) where torch computes silently. The filter, set once when the backend loads
-# (no np.errstate per call), covers only warnings raised from refimpl's, the backends' and
+# to int, 1 / 0) where torch computes silently. The filter, set when the backend loads (no
+# np.errstate per call), covers only warnings raised from refimpl's, the backends' and
 # array-api-compat's own calls into NumPy, so a user's NumPy code still warns.
-warnings.filterwarnings(
-    "ignore", category=RuntimeWarning, module=r"(refimpl|backends|array_api_compat)(\.|$)"
-)
+# backends/_warnings.py keeps the filter in front, through catch_warnings blocks.
+ignore_runtime_warnings_from(r"(refimpl|backends|array_api_compat)(\.|$)")
 
 
 # array-api-compat wraps NumPy's creation functions to check `device`; NumPy 2 takes

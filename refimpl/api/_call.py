@@ -99,7 +99,8 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
                 del kwargs["out"]
                 kwargs.update(zip(binding.out_names[len(out)], out, strict=True))
     try:
-        result = binding.packet(*args, **kwargs)
+        # Note [Calls without keywords] in dispatch/overloads.py.
+        result = binding.packet(*args, **kwargs) if kwargs else binding.packet(*args)
     except NoMatchingSchema:
         raise invalid_arguments(binding, args, kwargs) from None
     if binding.returns_list and type(result) is list:

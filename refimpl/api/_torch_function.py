@@ -266,7 +266,9 @@ def overridable(
                 except TypeError:
                     return NotImplemented
         try:
-            return fn(*args, **kwargs)
+            # Without keywords, no empty dict to unpack (Note [Calls without keywords] in
+            # dispatch/overloads.py).
+            return fn(*args, **kwargs) if kwargs else fn(*args)
         except Exception:
             # Note [Tensor-likes]: an object that is not a Tensor but has __torch_function__
             # takes part too; refimpl's kernels refuse it, so it is looked for only then.

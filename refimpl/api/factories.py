@@ -380,13 +380,20 @@ def zeros(
     requires_grad: bool = False,
 ) -> Tensor:
     """A tensor of zeros. Torch: torch.zeros (aten.zeros, or aten.zeros.out)."""
-    shape = _size_argument(size, "zeros")
+    # _size_argument, _options and _finish, written out for the common call (zeros(8)).
+    if len(size) == 1 and type(size[0]) is int:
+        shape = [size[0]]  # zeros(8): what sizes() gives, without its call
+    else:
+        shape = list(sizes(size, "zeros")) if size else _size_argument(size, "zeros")
     result: Tensor
     if out is not None:
         result = aten.zeros.out(shape, out=out)
         return result
-    result = aten.zeros.default.call_validated((shape,), _options("zeros", dtype, device))
-    return _finish(result, requires_grad)
+    options = None if dtype is None and device is None else _options("zeros", dtype, device)
+    result = aten.zeros.default.call_validated((shape,), options)
+    if requires_grad:
+        set_requires_grad_for_factory(result)
+    return result
 
 
 def ones(
@@ -398,13 +405,20 @@ def ones(
     requires_grad: bool = False,
 ) -> Tensor:
     """A tensor of ones. Torch: torch.ones (aten.ones, or aten.ones.out)."""
-    shape = _size_argument(size, "ones")
+    # _size_argument, _options and _finish, written out for the common call (zeros(8)).
+    if len(size) == 1 and type(size[0]) is int:
+        shape = [size[0]]  # ones(8): what sizes() gives, without its call
+    else:
+        shape = list(sizes(size, "ones")) if size else _size_argument(size, "ones")
     result: Tensor
     if out is not None:
         result = aten.ones.out(shape, out=out)
         return result
-    result = aten.ones.default.call_validated((shape,), _options("ones", dtype, device))
-    return _finish(result, requires_grad)
+    options = None if dtype is None and device is None else _options("ones", dtype, device)
+    result = aten.ones.default.call_validated((shape,), options)
+    if requires_grad:
+        set_requires_grad_for_factory(result)
+    return result
 
 
 def empty(

@@ -102,8 +102,9 @@ def inplace_kernel(positions: tuple[int, ...], keywords: tuple[str, ...]) -> Cal
             return result
 
         def free_self_kernel(*args: Any, **kwargs: Any) -> Any:
-            # `self` written by a kernel that dispatches nothing: no keys to exclude.
-            result = below(*args, **kwargs)
+            # `self` written by a kernel that dispatches nothing: no keys to exclude. (Note
+            # [Calls without keywords] in dispatch/overloads.py.)
+            result = below(*args, **kwargs) if kwargs else below(*args)
             counter = args[0]._counter
             if type(counter) is VersionCounter:
                 counter.version += 1
@@ -153,8 +154,9 @@ def view_kernel(multiple: bool) -> Callable[[Kernel], Kernel]:
             return result
 
         def free_kernel(*args: Any, **kwargs: Any) -> Any:
-            # Below, a kernel that dispatches nothing: no keys to exclude.
-            result = below(*args, **kwargs)
+            # Below, a kernel that dispatches nothing: no keys to exclude. (Note [Calls
+            # without keywords] in dispatch/overloads.py.)
+            result = below(*args, **kwargs) if kwargs else below(*args)
             source = args[0]
             enabled = grad_enabled()
             if enabled and not multiple and source._autograd_meta is None:

@@ -100,6 +100,9 @@ class Generator:
 
     def __init__(self, device: device | str = "cpu") -> None:
         self._device = as_device(device)
+        if self._device.type == "meta":
+            # torch: at::globalContext().getAcceleratorHooksInterface(device_type).
+            raise RuntimeError("META device type not an accelerator.")
         self._source: RandomSource | None = None
         self._source_backend: str | None = None
         # The torch state (left, next, words) not yet moved into a source.
@@ -120,7 +123,7 @@ class Generator:
         return self._device
 
     @property
-    def is_cpu(self) -> bool:
+    def _is_cpu(self) -> bool:
         return self._device.type == "cpu"
 
     def manual_seed(self, seed: int) -> Generator:
@@ -131,7 +134,7 @@ class Generator:
         self._source = None
         self._source_backend = None
         self._prefix = []
-        self._pending = (1, 0, mt19937_seed_words(self._seed)) if self.is_cpu else None
+        self._pending = (1, 0, mt19937_seed_words(self._seed)) if self._is_cpu else None
         return self
 
     def seed(self) -> int:
@@ -144,12 +147,12 @@ class Generator:
         return self._seed
 
     def get_offset(self) -> int:
-        if self.is_cpu:
+        if self._is_cpu:
             raise RuntimeError("CPU Generator does not use offset")
         raise NotImplementedError(f"refimpl: Generator.get_offset on {self._device.type}")
 
     def set_offset(self, offset: int) -> Generator:
-        if self.is_cpu:
+        if self._is_cpu:
             raise RuntimeError("CPU Generator does not use offset")
         raise NotImplementedError(f"refimpl: Generator.set_offset on {self._device.type}")
 
@@ -159,13 +162,36 @@ class Generator:
         other.set_state(self.get_state())
         return other
 
+    def graphsafe_get_state(self) -> Generator:
+        """Torch: Generator.graphsafe_get_state (CUDA graphs); CPU generators refuse it."""
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state: object) -> Generator:
+        """Torch: Generator.graphsafe_set_state (CUDA graphs); CPU generators refuse it."""
+        if not isinstance(state, Generator):
+            raise TypeError(f"expected a Generator, but got {type(state).__name__}")
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling. Torch: THPGenerator_reduce: (Generator, (device,), (initial_seed,
+        offset (None on CPU), state))."""
+        return (Generator, (self._device,), (self._seed, None, self.get_state()))
+
+    def __setstate__(self, state: tuple[int, int | None, Any]) -> None:
+        """Torch: THPGenerator_setState: manual_seed, set_offset where given, set_state."""
+        seed, offset, new_state = state
+        self.manual_seed(seed)
+        if offset is not None:
+            self.set_offset(offset)
+        self.set_state(new_state)
+
     # -- the word stream ---------------------------------------------------------------------
 
-    def source(self, backend: Backend) -> RandomSource:
+    def _source_for(self, backend: Backend) -> RandomSource:
         """The random source for `backend`, holding this generator's stream from now on."""
         if self._source is not None and self._source_backend == backend.name:
             return self._source
-        if not self.is_cpu:
+        if not self._is_cpu:
             if self._source is None:
                 self._source = backend.random(self._seed)
                 self._source_backend = backend.name
@@ -198,9 +224,9 @@ class Generator:
             return 1, self._fresh_next, words
         return MT_N + 1 - position, position, words
 
-    def random_raw(self, backend: Backend, n: int) -> Array:
+    def _random_raw(self, backend: Backend, n: int) -> Array:
         """The next `n` words as a uint32 array of `backend`. Torch: `random()` n times."""
-        source = self.source(backend)
+        source = self._source_for(backend)
         if n <= 0:
             return source.random_raw(0)
         self._fresh_next = None
@@ -221,7 +247,7 @@ class Generator:
     def get_state(self) -> Any:
         """The whole state as a uint8 CPU tensor. Torch: Generator.get_state (CPU: the
         CPUGeneratorImplState bytes, `CPU_STATE_SIZE` of them)."""
-        if self.is_cpu:
+        if self._is_cpu:
             left, next_, words = self._torch_state()
             double_cache = self.next_double_normal_sample
             float_cache = self.next_float_normal_sample
@@ -255,7 +281,7 @@ class Generator:
         if not new_state.is_contiguous():
             raise RuntimeError("RNG state must be contiguous")
         raw = bytes(new_state.tolist()) if new_state.dim() else bytes([new_state.item()])
-        if not self.is_cpu:
+        if not self._is_cpu:
             seed, sources = pickle.loads(raw)
             self._seed, self._source, self._source_backend = seed, None, None
             for name, source_state in sources.items():
@@ -337,14 +363,14 @@ _DIGITS: Final[dict[str, int]] = {"float16": 24, "bfloat16": 24, "float32": 24, 
 
 def random32(gen: Generator, backend: Backend, n: int) -> Array:
     """The next `n` raw words, torch's `generator->random()`, as a 1-D uint32 array."""
-    return gen.random_raw(backend, n)
+    return gen._random_raw(backend, n)
 
 
 def random64(gen: Generator, backend: Backend, n: int) -> Array:
     """The next `n` 64-bit draws as a 1-D uint64 array. Torch: CPUGeneratorImpl::random64,
     make64BitsFrom32Bits(first word, second word): the first word is the high half."""
     xp = backend.xp
-    words = xp.reshape(xp.astype(gen.random_raw(backend, 2 * n), xp.uint64), (n, 2))
+    words = xp.reshape(xp.astype(gen._random_raw(backend, 2 * n), xp.uint64), (n, 2))
     return (words[:, 0] << xp.asarray(32, dtype=xp.uint64)) | words[:, 1]
 
 
@@ -491,12 +517,18 @@ def normal_fill(
     multiply-add), float64 the scalar path with std::fma.
     """
     xp = backend.xp
-    # float and double draw all n samples into the output first (the last n % 16 are then
-    # overwritten); half and bfloat16 draw 16 per block into a float buffer, so skip them.
-    own_type = dtype in (dt.float32, dt.float64)
-    uniforms = unit_uniform(gen, backend, n if own_type else n - n % 16, dtype)
-    tail = unit_uniform(gen, backend, 16, dtype) if n % 16 else None
-    blocks = _box_muller_16(backend, xp.reshape(uniforms[: n - n % 16], (-1, 16)), dtype, mean, std)
+    whole = n - n % 16
+    if dtype is dt.float64:
+        uniforms = unit_uniform(gen, backend, n, dtype)
+        tail = unit_uniform(gen, backend, 16, dtype) if n % 16 else None
+        blocks = _box_muller_16(backend, xp.reshape(uniforms[:whole], (-1, 16)), dtype, mean, std)
+    else:
+        # float32 draws all n samples into the output first (the last n % 16 are then
+        # overwritten); half and bfloat16 draw 16 per block into a float buffer. The
+        # uniform samples are made from the words inside the AVX2 transform.
+        words = random32(gen, backend, n if dtype is dt.float32 else whole)
+        tail = random32(gen, backend, 16) if n % 16 else None
+        blocks = _box_muller_16(backend, xp.reshape(words[:whole], (-1, 16)), dtype, mean, std)
     if tail is None:
         return xp.reshape(blocks, (-1,))
     last = _box_muller_16(backend, xp.reshape(tail, (1, 16)), dtype, mean, std)
@@ -504,13 +536,12 @@ def normal_fill(
 
 
 def _box_muller_16(backend: Backend, blocks: Array, dtype: DType, mean: float, std: float) -> Array:
-    """torch's NormalFill16 on each row of `blocks` (k x 16 uniform samples in the opmath
-    type of `dtype`), rounded to `dtype`."""
+    """torch's NormalFill16 on each row of `blocks`, rounded to `dtype`: for float64 k x 16
+    uniform samples, for the other dtypes k x 16 raw words (their uniform samples are
+    float32, made inside the AVX2 transform)."""
     xp = backend.xp
-    f64 = xp.float64
-    u1 = xp.astype(blocks[:, :8], f64)
-    u2 = xp.astype(blocks[:, 8:], f64)
     if dtype is dt.float64:
+        u1, u2 = blocks[:, :8], blocks[:, 8:]
         radius = xp.sqrt(-2.0 * _libm(xp, "log")(1.0 - u1))
         theta = (2.0 * 3.141592653589793) * u2
         first, second = radius * xp.cos(theta), radius * xp.sin(theta)

@@ -58,6 +58,8 @@ class Storage:
         device: device,
         backend: Backend | None,
     ) -> None:
+        # core/tensor.py's tensor_over and result_maker write this __init__ out: keep them
+        # in step.
         self.array = array
         self.size_elements = size_elements
         self.dtype = dtype

@@ -23,6 +23,11 @@ class Geometry(NamedTuple):
     offset: int
 
 
+# Note [Making geometries]: the hot view paths (x[i], x.view) build a Geometry as
+# `tuple.__new__(Geometry, (size, stride, offset))`, what NamedTuple's generated __new__ does
+# without its Python frame (about 170 ns of a ~2.5 us view).
+
+
 @lru_cache(maxsize=4096)
 def contiguous_strides(size: Shape) -> Shape:
     """Row-major strides for `size`; dims of size 0 or 1 count as size 1.
@@ -160,7 +165,7 @@ def select(g: Geometry, dim: int, index: int) -> Geometry:
     ndim = len(g.size)
     if ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, ndim)
+    d = dim if 0 <= dim < ndim else wrap_dim(dim, ndim)
     n = g.size[d]
     if index < -n or index >= n:
         raise IndexError(
@@ -169,10 +174,10 @@ def select(g: Geometry, dim: int, index: int) -> Geometry:
         )
     if index < 0:
         index += n
-    return Geometry(
-        g.size[:d] + g.size[d + 1 :],
-        g.stride[:d] + g.stride[d + 1 :],
-        g.offset + index * g.stride[d],
+    size, stride = g[0], g[1]
+    return tuple.__new__(  # Note [Making geometries]
+        Geometry,
+        (size[:d] + size[d + 1 :], stride[:d] + stride[d + 1 :], g[2] + index * stride[d]),
     )
 
 
@@ -430,8 +435,8 @@ def view_strides(
 
 def view(g: Geometry, shape: Sequence[int]) -> Geometry:
     """Torch: view in TensorShape.cpp (never copies)."""
-    new_size, new_stride = _view_geometry(g.size, g.stride, tuple(shape))
-    return Geometry(new_size, new_stride, g.offset)
+    new_size, new_stride = _view_geometry(g[0], g[1], tuple(shape))
+    return tuple.__new__(Geometry, (new_size, new_stride, g[2]))  # Note [Making geometries]
 
 
 # Cached: a program views tensors of a few geometries over and over; errors are not cached.

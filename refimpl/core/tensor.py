@@ -180,7 +180,8 @@ class TensorImpl:
         return self._storage.backend
 
     def _geometry(self) -> geometry.Geometry:
-        return geometry.Geometry(self._size, self._stride, self._storage_offset)
+        # Note [Making geometries] in core/strides.py.
+        return tuple.__new__(geometry.Geometry, (self._size, self._stride, self._storage_offset))
 
     def item(self) -> Any:
         """The value of a one-element tensor as a Python scalar. Torch: Tensor.item."""
@@ -341,7 +342,8 @@ def make_view(source: TensorImpl, g: geometry.Geometry) -> Any:
     t._storage_offset = g.offset
     t._dtype = source._dtype
     t._key_set = source._key_set & ~REQUIRES_GRAD_BIT  # autograd sets it for its views
-    t._counter = source._version_counter
+    counter = source._counter  # _version_counter, its read inline
+    t._counter = counter if counter is not None else source._version_counter
     t._meta_token = None
     t._base = source._base if source._base is not None else source
     t._autograd_meta = None
@@ -537,8 +539,16 @@ def tensor_over(
         extent = geometry.storage_extent(size, stride, 0)
         storage = Storage(None, extent, dtype, dev, None)
     else:
+        # Storage(flat, flat.shape[0], dtype, dev, backend), its __init__ written out.
         flat = backend.flatten(array)
-        storage = Storage(flat, flat.shape[0], dtype, dev, backend)
+        storage = object.__new__(Storage)
+        storage.array = flat
+        storage.size_elements = flat.shape[0]
+        storage.dtype = dtype
+        storage.device = dev if dev._index is None else storage_device(dev)
+        storage.backend = backend
+        storage._address = 0
+        storage.resizable = True
     # make_tensor, written out: this runs once per result of an op.
     t = object.__new__(_TENSOR_CLASS[0])
     t._storage = storage
@@ -546,8 +556,8 @@ def tensor_over(
     t._stride = stride
     t._storage_offset = 0
     t._dtype = dtype
-    key_set = _DEVICE_KEY_SETS.get(dev.type)
-    t._key_set = key_set if key_set is not None else _key_set_for(dev.type)
+    key_set = _DEVICE_KEY_SETS.get(dev._type)  # dev.type, without the property's call
+    t._key_set = key_set if key_set is not None else _key_set_for(dev._type)
     t._counter = None
     t._meta_token = None
     if inference_enabled():
@@ -564,22 +574,33 @@ def result_maker(
     dtype: DType,
     dev: device,
     backend: Backend,
+    *,
+    flat: bool = False,
 ) -> Callable[[Array], Any]:
     """`tensor_over` for one result geometry, with what depends on the geometry alone (the
-    key set, the element count, the metadata token) decided once.
+    key set, the element count, the metadata token) decided once. With `flat`, the arrays
+    given are already the storage's: 1-D and contiguous (a factory's), not flattened again.
 
     A cached plan's runner makes every result with the same geometry; `tensor_over` decides
     these per call.
     """
     key_set = _key_set_for(dev.type)
     count = geometry.numel(size)
-    index = (dev if dev._index is None else storage_device(dev))._index  # as Storage keeps it
-    token = _intern((dtype, size, stride, key_set, backend, index))
-    flatten = backend.flatten
+    kept = dev if dev._index is None else storage_device(dev)  # as Storage keeps it
+    token = _intern((dtype, size, stride, key_set, backend, kept._index))
+    flatten = None if flat else backend.flatten
 
     def make(array: Array) -> Any:
         # `array` holds `count` elements in memory order, as for tensor_over.
-        storage = Storage(flatten(array), count, dtype, dev, backend)
+        # Storage(flatten(array), count, dtype, dev, backend), its __init__ written out.
+        storage = object.__new__(Storage)
+        storage.array = array if flatten is None else flatten(array)
+        storage.size_elements = count
+        storage.dtype = dtype
+        storage.device = kept
+        storage.backend = backend
+        storage._address = 0
+        storage.resizable = True
         t = object.__new__(_TENSOR_CLASS[0])
         t._storage = storage
         t._size = size

@@ -350,7 +350,8 @@ class Binder:
         self._fast = all(p.has_default for p in self._kwonly)
         self._validate_only = all(c in _VALIDATORS for c in self._positional_checkers)
         # For n positional arguments given, the defaults of the rest (None where one of them
-        # has no default, or a keyword-only argument has none): what `completed` appends.
+        # has no default, or a keyword-only argument has none): what OpOverload.call_validated
+        # appends.
         self._default_tails: tuple[tuple[Any, ...] | None, ...] = tuple(
             tuple(p.default for p in self._positional[n:])
             if self._fast and all(p.has_default for p in self._positional[n:])
@@ -365,25 +366,9 @@ class Binder:
         return all(c in _VALIDATORS for c in self._positional_checkers[:n_args])
 
     def completes(self, n_args: int) -> bool:
-        """Whether `completed` answers for calls of `n_args` positional arguments."""
+        """Whether OpOverload.call_validated completes calls of `n_args` positional arguments
+        from the defaults (`_default_tails`) without the full bind."""
         return n_args <= self._n_positional and self._default_tails[n_args] is not None
-
-    def completed(
-        self, args: tuple[Any, ...], keywords: dict[str, Any] | None = None
-    ) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
-        """`args` and keyword-only `keywords` (already of their schema types) with the omitted
-        trailing positional arguments and keyword-only ones defaulted, as `bind` would return
-        them; None if such a call needs the full bind (an omitted argument has no default)."""
-        n = len(args)
-        if n > self._n_positional:
-            return None
-        tail = self._default_tails[n]
-        if tail is None:
-            return None
-        kwargs = dict(self._kw_defaults)
-        if keywords:
-            kwargs.update(keywords)
-        return (args + tail if tail else args), kwargs
 
     def bind(
         self, args: Sequence[Any], kwargs: dict[str, Any]
@@ -411,7 +396,11 @@ class Binder:
                             self._valid_types.add(types)
                     checked = tuple(args)
                 else:
-                    checked = tuple([check(v) for check, v in zip(self._positional_checkers, args)])
+                    # A loop, not a comprehension: CPython 3.11 gives a comprehension a frame.
+                    converted: list[Any] = []
+                    for check, value in zip(self._positional_checkers, args):
+                        converted.append(check(value))
+                    checked = tuple(converted)
                 if tail:
                     checked += tail
                 bound = dict(self._kw_defaults)

@@ -176,9 +176,13 @@ class OpOverload:
         """
         if args and isinstance(args[0], TensorImpl):
             # call_validated, written out: every Python operator comes this way.
-            completed = self._binder.completed(args)
-            if completed is not None:
-                return self.call_bound(*completed)
+            binder = self._binder
+            tails = binder._default_tails
+            if len(args) < len(tails):
+                tail = tails[len(args)]
+                if tail is not None:
+                    # The defaults dict itself: see call_bound's Note [Shared keyword defaults].
+                    return self.call_bound(args + tail if tail else args, binder._kw_defaults)
         # A first argument that is not a tensor gets the full bind: a Scalar-first overload,
         # or an operator called unbound, `Tensor.__rsub__(2, 3)`; so does a call missing an
         # argument without a default (the bind raises torch's error).
@@ -188,16 +192,27 @@ class OpOverload:
         """Call with positional `args` and keyword-only `keywords` the caller has checked
         against the schema's types (an API function that validated its arguments); what
         is omitted takes its default, as `bind` would give it."""
-        completed = self._binder.completed(args, keywords)
-        if completed is None:
+        # The omitted trailing positional arguments and keyword-only ones defaulted, as `bind`
+        # would give them (the binder's `_default_tails`: None where one has no default).
+        binder = self._binder
+        tails = binder._default_tails
+        tail = tails[len(args)] if len(args) < len(tails) else None
+        if tail is None:
             # An omitted argument without a default: the full bind raises torch's error.
             return self(*args, **(keywords or {}))
-        return self.call_bound(*completed)
+        # Note [Shared keyword defaults] (call_bound): without keywords, the defaults dict itself.
+        kwargs = {**binder._kw_defaults, **keywords} if keywords else binder._kw_defaults
+        return self.call_bound(args + tail if tail else args, kwargs)
 
     def call_bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Dispatch arguments already bound to this overload's schema.
 
         The hot path: dispatch_raw and call_kernel (dispatcher.py), written out inline.
+
+        Note [Shared keyword defaults]: `kwargs` may be the binder's own dict of keyword-only
+        defaults (call_checked, call_validated), which must not change. A cached kernel gets
+        it unpacked (`**kwargs`, a copy); the general path copies it before anything can
+        hold or change it (`_call_resolved`).
         """
         raw = 0
         for i in self._tensor_positions:
@@ -222,7 +237,9 @@ class OpOverload:
             if found is not None:  # a kernel taking the key set: an autograd kernel, mostly
                 return found[0].kernel(found[1], *args, **kwargs)
             return self._call_resolved(entry, raw, args, kwargs)
-        return record.kernel(*args, **kwargs)
+        # Note [Calls without keywords]: `f(*args)` costs less than `f(*args, **{})` (CPython
+        # 3.11 unpacks even an empty dict), and most schemas have no keyword-only argument.
+        return record.kernel(*args, **kwargs) if kwargs else record.kernel(*args)
 
     def _call_resolved(
         self, entry: OperatorEntry, raw: int, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -231,6 +248,7 @@ class OpOverload:
         answer, call. Note [Dispatch cache]: with a uniform fallthrough mask, the kernel is a
         function of the key set after TLS alone (and the table, which clears the cache when
         it changes); torch needs no cache, its table lookup is a few instructions."""
+        kwargs = dict(kwargs)  # Note [Shared keyword defaults] (call_bound)
         found = entry.keyset_records.get(raw)
         if found is not None:
             return found[0].kernel(found[1], *args, **kwargs)
@@ -275,7 +293,8 @@ class OpOverload:
         record = self._entry.direct_records.get(raw)
         if record is None:
             return self._call_resolved(self._entry, raw, args, kwargs)
-        return record.kernel(*args, **kwargs)
+        # Note [Calls without keywords] (call_bound).
+        return record.kernel(*args, **kwargs) if kwargs else record.kernel(*args)
 
     def decompose(self, *args: Any, **kwargs: Any) -> Any:
         """Run the CompositeImplicitAutograd kernel, or return NotImplemented if there is none.

@@ -14,9 +14,8 @@ available, and GCC contracts `a * b + c` into one fused multiply-add: torch's
 transformation::normal (`z * std + mean`, so log_normal_) and transformation::cauchy
 (`median + sigma * tan(...)`) round once, not twice (measured: 1000 of 1000 float64 log-normal
 values equal the fused formula on torch's draws, 958 the unfused one). The standard has no
-fma, so `fma` below computes it exactly from the standard's arithmetic (Dekker's product and
-Knuth's sum); its final rounding can differ from a true fma in the rare case where the exact
-result lies on a tie after the error terms are summed.
+fma, so `fma` (refimpl/ops/_exact.py, shared with lerp) computes it exactly from the
+standard's arithmetic (Dekker's product and Knuth's sum).
 
 Note [Transcendental functions of the library]
 torch's scalar kernels call the C library's log, log1p, tan, exp on doubles. The library's
@@ -44,14 +43,12 @@ from refimpl.core.backend import BY_NAMESPACE, Array, Backend
 from refimpl.core.random import DEFAULT_GENERATORS, Generator, uniform_real
 from refimpl.core.tensor import TensorImpl, backend_dtype
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops._exact import fma
 from refimpl.ops._outputs import resize_output
 
 Shape = tuple[int, ...]
 
 _ATEN: Final = namespace("aten")
-
-# Dekker's splitter for float64: 2^27 + 1.
-_SPLITTER: Final = 134217729.0
 
 
 def generator_for(self: TensorImpl, generator: Generator | None) -> Generator:
@@ -151,28 +148,6 @@ def cast_from_double(backend: Backend, values: Array, dtype: DType) -> Array:
 
 
 # --- transforms ------------------------------------------------------------------------------
-
-
-def fma(xp: Any, a: Array, b: Array, c: Array) -> Array:
-    """a * b + c rounded once (float64 arrays). See Note [Fused multiply-add in the transforms].
-
-    The product's rounding error by Dekker's TwoProduct (Veltkamp splitting), the sum's by
-    Knuth's TwoSum, then the errors added to the rounded sum.
-    """
-    p = a * b
-    a_big = a * _SPLITTER
-    a_hi = a_big - (a_big - a)
-    a_lo = a - a_hi
-    b_big = b * _SPLITTER
-    b_hi = b_big - (b_big - b)
-    b_lo = b - b_hi
-    p_err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    s = p + c
-    b_virtual = s - p
-    s_err = (p - (s - b_virtual)) + (c - b_virtual)
-    fused = s + (s_err + p_err)
-    # Where a term is infinite or NaN the error terms are NaN: the plain result is the fma's.
-    return xp.where(xp.isfinite(fused), fused, p + c)
 
 
 def libm_function(xp: Any, name: str) -> Callable[[Array], Array]:

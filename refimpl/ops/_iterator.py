@@ -77,6 +77,14 @@ class IterConfig:
     bool_condition: bool = False
     """where: the first input is a bool condition, which torch never converts to the common
     dtype (only self and other are), so it votes on the layout as it is."""
+    scalar_operands: bool = True
+    """Python scalars among the inputs are torch's wrapped-number operands (`x + 2`); False
+    where torch passes them to a unary iterator's kernel instead (pow.Tensor_Scalar, clamp's
+    Scalar bounds), so they do not count in the operands' shapes."""
+    output_like_self: bool = False
+    """The functional op allocates its result with empty_like(self) before the iterator
+    (torch: _conj_physical), so that result keeps a dense self's exact strides (an empty or
+    size-1 dim's included) instead of the iterator's layout."""
 
 
 class Builder(enum.Enum):
@@ -226,6 +234,23 @@ def operands_key(operands: Sequence[Operand]) -> tuple[object, ...]:
             ka if ka is not None else operand_key(a),
             kb if kb is not None else operand_key(b),
         )
+    if len(operands) == 1:
+        # The unary case, unrolled likewise.
+        (a,) = operands
+        ka = a._meta_token if isinstance(a, TensorImpl) else None
+        return (get_default_dtype(), ka if ka is not None else operand_key(a))
+    if len(operands) == 3:
+        # The ternary case (where, addcmul, lerp), unrolled likewise.
+        a, b, c = operands
+        ka = a._meta_token if isinstance(a, TensorImpl) else None
+        kb = b._meta_token if isinstance(b, TensorImpl) else None
+        kc = c._meta_token if isinstance(c, TensorImpl) else None
+        return (
+            get_default_dtype(),
+            ka if ka is not None else operand_key(a),
+            kb if kb is not None else operand_key(b),
+            kc if kc is not None else operand_key(c),
+        )
     key: list[object] = [get_default_dtype()]
     for value in operands:
         # operand_key's token read, inline for the common operand.
@@ -314,12 +339,15 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         order, out_stride = None, geometry.contiguous_strides(shape)
     elif (
         out is None
-        and iter_config.result is ResultDtype.TO_REAL
-        and common.is_complex
+        and (
+            iter_config.output_like_self
+            or (iter_config.result is ResultDtype.TO_REAL and common.is_complex)
+        )
         and isinstance(first, TensorImpl)
     ):
-        # torch: unary_op_impl_with_complex_to_float allocates the real result with
-        # empty_like(self), which keeps a dense self's exact strides (size-1 dims included).
+        # torch: unary_op_impl_with_complex_to_float allocates the real result, and
+        # _conj_physical its result, with empty_like(self), which keeps a dense self's exact
+        # strides (size-1 and empty dims included).
         out_stride = geometry.dense_strides_like(shape, first._stride)
         order = _order_of(shape, out_stride)
     # where's bool condition reaches the kernel as bool; every other input in the common dtype.
@@ -534,7 +562,15 @@ def _layout(
         for i, v in enumerate(inputs)
         if isinstance(v, TensorImpl) and v is not out
     )
-    if all(size == shape for size, _, _ in voting) and voting:
+    # torch: compute_shape: a CPU scalar (a 0-dim wrapped number: refimpl's Python scalar
+    # operand) beside a tensor of dims makes the operands' shapes differ, so no fast setup:
+    # `zeros(3, 0).mT + 0` takes reorder_dimensions' layout, strides (1, 0).
+    scalars = (
+        iter_config.scalar_operands
+        and ndim > 0
+        and any(not isinstance(v, TensorImpl) for v in inputs)
+    )
+    if all(size == shape for size, _, _ in voting) and voting and not scalars:
         fast = layout.fast_setup([(size, stride) for size, stride, _ in voting])
         if fast is layout.FastSetup.CONTIGUOUS:
             return None, contiguous

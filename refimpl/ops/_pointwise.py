@@ -280,7 +280,10 @@ class PointwiseOp:
         p, kernel, runner = found
         if runner is None:
             return self._finish(p, kernel, operands, None, extra)
-        extra = self._checked(p, extra)
+        for check in self._checks:  # _checked, inline
+            converted = check(p, **extra)
+            if converted:
+                extra = {**extra, **converted}
         return runner(operands, extra)
 
     def _finish(

@@ -9,6 +9,7 @@ promotion, devices, layouts and out=.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -28,7 +29,7 @@ from refimpl.ops._backward_binary import (
     pow_backward_exponent_scalar,
     pow_backward_self,
 )
-from refimpl.ops._iterator import Builder
+from refimpl.ops._iterator import CONFIGS, Builder
 from refimpl.ops._pointwise import PointwiseOp, pointwise
 from refimpl.ops._register import defop
 
@@ -155,7 +156,8 @@ pow_tensor.compute(pow_arrays)
 
 pow_scalar = pointwise(
     "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor",
-    Builder.BINARY_OP,
+    # torch: a unary iterator on self (the exponent is the kernel's argument).
+    dataclasses.replace(CONFIGS[Builder.BINARY_OP], scalar_operands=False),
     operands=("self", "exponent"),
 )
 

@@ -53,6 +53,7 @@ _CLAMP_SCALAR_CONFIG: Final = IterConfig(
     promote_inputs_to_common_dtype=True,
     check_all_same_dtype=True,
     allow_cpu_scalars=True,
+    scalar_operands=False,  # torch: build_borrowing_unary_op; the bounds are kernel arguments
 )
 
 

@@ -301,7 +301,10 @@ def imag_decomposition(self: TensorImpl) -> Any:
 
 # --- conj_physical, conj, resolve_conj, resolve_neg ----------------------------------------
 
-_conj_physical = pointwise("_conj_physical(Tensor self) -> Tensor", IterConfig())
+# torch: _conj_physical (UnaryOps.cpp) is conj_physical_out into empty_like(self).
+_conj_physical = pointwise(
+    "_conj_physical(Tensor self) -> Tensor", IterConfig(output_like_self=True)
+)
 
 
 @_conj_physical.compute

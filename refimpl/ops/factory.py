@@ -7,6 +7,7 @@ the torch API calls one of these, so a TorchDispatchMode sees the aten call torc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base import promotion
@@ -25,6 +26,7 @@ from refimpl.core.tensor import (
     empty_strided_tensor,
     empty_tensor,
     resize_for_output,
+    result_maker,
     tensor_over,
     write_array,
 )
@@ -49,7 +51,8 @@ _BACKEND_KEYS: Final = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
 
 def _factory_target(dev: device | None) -> tuple[device, Backend | None]:
     target = _CPU if dev is None else dev
-    return target, None if target.type == "meta" else config.backends.resolve(target.type)
+    kind = target._type  # target.type, without the property's call
+    return target, None if kind == "meta" else config.backends.resolve(kind)
 
 
 def _new_target(self: TensorImpl, dev: device | None) -> tuple[device, Backend | None]:
@@ -70,26 +73,45 @@ def _check_sizes(size: list[int]) -> tuple[int, ...]:
     return tuple(size)
 
 
+# Note [Filled factories]: what a filled factory's result depends on besides its value (its
+# shape, dtype, backend and device) gives its library dtype and its result maker (strides,
+# key set, metadata token: core/tensor.py's result_maker), decided once per combination.
+# The library makes the storage's flat array directly (a tensor's array is always read as a
+# view of its flat storage: core/tensor.py's array_of).
+_FILLED: dict[tuple[object, ...], tuple[tuple[int], Any, Callable[[Any], Any]]] = {}
+
+
 def _filled(
     size: list[int], value: Scalar, dtype: DType, target: device, backend: Backend | None
 ) -> Any:
     """A new contiguous tensor of `value`: one array of the library, no fill afterwards."""
-    shape = _check_sizes(size)
-    strides = geometry.contiguous_strides(shape)
+    shape = tuple(size)
+    if shape and min(shape) < 0:
+        _check_sizes(size)  # raises torch's error
     if backend is None:
         fill_scalar(value, dtype, geometry.numel(shape))  # its errors (overflow) still apply
-        return tensor_over(None, shape, strides, dtype, target, None)
+        return tensor_over(None, shape, geometry.contiguous_strides(shape), dtype, target, None)
+    key = (shape, dtype, backend, target._type, target._index)
+    found = _FILLED.get(key)
+    if found is None:
+        # backend_dtype raises the missing-dtype error (before any conversion's error).
+        array_dtype = backend_dtype(backend, dtype)
+        strides = geometry.contiguous_strides(shape)
+        make = result_maker(shape, strides, dtype, target, backend, flat=True)
+        if len(_FILLED) > 1024:
+            _FILLED.clear()
+        found = _FILLED[key] = ((geometry.numel(shape),), array_dtype, make)
+    flat_shape, array_dtype, make = found
     xp = backend.xp
-    array_dtype = backend_dtype(backend, dtype)
     kind = type(value)
     if kind is int and value == 0:
-        array = xp.zeros(shape, dtype=array_dtype)  # zeros, ones: no conversion to check
+        array = xp.zeros(flat_shape, dtype=array_dtype)  # zeros, ones: no conversion to check
     elif kind is int and value == 1:
-        array = xp.ones(shape, dtype=array_dtype)
+        array = xp.ones(flat_shape, dtype=array_dtype)
     else:
-        converted = fill_scalar(value, dtype, geometry.numel(shape))
-        array = xp.full(shape, converted, dtype=array_dtype)
-    return tensor_over(array, shape, strides, dtype, target, backend)
+        converted = fill_scalar(value, dtype, flat_shape[0])
+        array = xp.full(flat_shape, converted, dtype=array_dtype)
+    return make(array)
 
 
 def _resize_like_resize_(out: TensorImpl, size: tuple[int, ...]) -> None:

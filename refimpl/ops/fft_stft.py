@@ -6,9 +6,9 @@ _fft_r2c or _fft_c2c over the last dimension; istft inverts each frame (_fft_c2r
 _fft_c2c), windows it again and overlap-adds the frames (unfold_backward), divided by the
 overlap-added squared window. Their derivatives are those of the ops they call.
 
-Differs: stft.center pads the signal with aten.constant_pad_nd for pad_mode "constant" as
-torch does, but composes "reflect", "replicate" and "circular" from slices, flips and a
-concatenation (torch calls reflection_pad1d, replication_pad1d, _pad_circular, which
+Differs: stft.center pads the signal with aten.constant_pad_nd for pad_mode "constant" and
+aten.reflection_pad1d for "reflect" as torch does, but composes "replicate" and "circular"
+from slices and a concatenation (torch calls replication_pad1d and _pad_circular, which
 refimpl does not have yet); istft's overlap-add is a sum of slice_scatters where torch
 calls aten.unfold_backward. The values are torch's.
 """
@@ -96,20 +96,13 @@ def pad_signal(x: TensorImpl, amount: int, mode: str) -> Any:
         return aten.constant_pad_nd.default(x, [amount, amount], 0.0)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode == "reflect":
+        # torch: _pad_enum calls reflection_pad1d for a 2-D or 3-D input (stft's is 3-D).
+        return aten.reflection_pad1d.default(x, [amount, amount])
     if amount == 0:
         return x
     n = x._size[-1]
-    if mode == "reflect":
-        if amount >= n:
-            # torch: reflection_pad1d's check (ReflectionPad.cpp).
-            raise RuntimeError(
-                f"Argument #4: Padding size should be less than the corresponding input "
-                f"dimension, but got: padding ({amount}, {amount}) at dimension "
-                f"{len(x._size) - 1} of input {_sizes(x._size)}"
-            )
-        left = aten.flip.default(aten.slice.Tensor(x, -1, 1, amount + 1), [-1])
-        right = aten.flip.default(aten.slice.Tensor(x, -1, n - amount - 1, n - 1), [-1])
-    elif mode == "replicate":
+    if mode == "replicate":
         edge_size = [*x._size[:-1], amount]
         left = aten.expand.default(aten.slice.Tensor(x, -1, 0, 1), edge_size)
         right = aten.expand.default(aten.slice.Tensor(x, -1, n - 1, n), edge_size)
