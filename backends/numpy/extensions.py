@@ -89,6 +89,21 @@ def _libm_elementwise(name: str) -> Callable[[Any], Any]:
     return apply
 
 
+def _libm_pow(base: Any, exponent: Any) -> Any:
+    """C pow on float64 arrays, element by element through Python's math.pow (the
+    platform's libm, which torch's scalar loops call); NumPy's value where the result is 0,
+    infinite or NaN (math.pow raises there instead)."""
+    base, exponent = np.broadcast_arrays(
+        np.asarray(base, dtype=np.float64), np.asarray(exponent, dtype=np.float64)
+    )
+    with np.errstate(all="ignore"):
+        result = np.array(np.power(base, exponent), dtype=np.float64)
+    inside = np.isfinite(result) & (result != 0)
+    pairs = map(math.pow, base[inside].tolist(), exponent[inside].tolist())
+    result[inside] = np.fromiter(pairs, np.float64, int(inside.sum()))
+    return result
+
+
 def numpy_extensions() -> dict[str, Callable[..., Any]]:
     """The extension table of the NumPy backend."""
     return {
@@ -99,6 +114,7 @@ def numpy_extensions() -> dict[str, Callable[..., Any]]:
         "nextafter": np.nextafter,
         "libm_log": _libm(math.log, 0.0),
         "libm_log1p": _libm(math.log1p, -1.0),
+        "libm_pow": _libm_pow,
         "erf": sc.erf,
         "erfc": sc.erfc,
         "erfinv": sc.erfinv,

@@ -238,6 +238,7 @@ EXTENSION_NAMES: Final[dict[str, str]] = {
     # torch's scalar CPU code calls the C library; NumPy's vector loops round differently.
     "libm_log": "C log of float64 x as the platform's libm computes it",
     "libm_log1p": "C log1p of float64 x as the platform's libm computes it",
+    "libm_pow": "C pow(x, y) of float64 x and y as the platform's libm computes it",
     "erf": "error function",
     "erfc": "complementary error function",
     "erfinv": "inverse error function",

@@ -95,9 +95,12 @@ def blockwise(xp: Any, fn: Callable[..., Array], *arrays: Array) -> Array:
     """`fn(xp, *arrays)` computed on blocks of BLOCK elements of the broadcast, flattened
     arrays, then put back together: an elementwise function with many temporaries (the
     exact fmas) then keeps them in cache (measured: lerp on 10^6 float32 2.5x faster)."""
-    shape = tuple(xp.broadcast_arrays(*arrays)[0].shape) if len(arrays) > 1 else None
+    if len(arrays) > 1:
+        shape = tuple(xp.broadcast_arrays(*arrays)[0].shape)
+    else:
+        shape = tuple(arrays[0].shape)
     size = 1
-    for extent in shape or arrays[0].shape:
+    for extent in shape:
         size *= extent
     if size <= BLOCK:
         return fn(xp, *arrays)

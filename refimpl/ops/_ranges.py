@@ -236,7 +236,8 @@ def logspace_array(
 
     Torch: for a real dtype the exponents are start + step * i (and end - step * (steps - 1 - i))
     in double, not fused, with step = double(end - start) / (steps - 1) from start and end converted to
-    the dtype, and the power is taken in double; a complex dtype computes in its own type.
+    the dtype, and the power is taken in double (C pow); a complex dtype computes in its own
+    type.
     """
     xp = backend.xp
     if dtype.category is dt.Category.BOOL:
@@ -254,7 +255,10 @@ def logspace_array(
     forward = float(first) + step * i
     backward = float(last) - step * ((steps - 1) - i)
     exponents = xp.where(i < steps // 2, forward, backward)
-    values = xp.pow(xp.asarray(float(base), dtype=xp.float64), exponents)
+    # torch: std::pow per element, the C library's (NumPy's vector loops round differently);
+    # a backend without the libm_pow extension gives the standard's pow.
+    power = backend.extensions.get("libm_pow", xp.pow)
+    values = power(xp.asarray(float(base), dtype=xp.float64), exponents)
     if dtype.category is dt.Category.INTEGRAL:
         values = xp.trunc(values)
     return xp.astype(values, target)

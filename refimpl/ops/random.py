@@ -90,9 +90,9 @@ _FLOAT_BOUNDS: Final[dict[str, tuple[int, float]]] = {
 }
 
 
-def check_from_to_in_range(low: int, high: int, dtype: DType) -> None:
-    """Torch's checks that `low` and `high - 1` are values of `dtype` (and its warning where a
-    float cannot hold every integer between them).
+def check_from_to_in_range(low: int, high: int, dtype: DType, *, warn: bool = True) -> None:
+    """Torch's checks that `low` and `high - 1` are values of `dtype` (and, with `warn`, its
+    warning where a float cannot hold every integer between them).
 
     Torch: check_from_to_in_range in aten/src/ATen/native/DistributionTemplates.h.
     """
@@ -110,7 +110,7 @@ def check_from_to_in_range(low: int, high: int, dtype: DType) -> None:
     for label, value in (("from", low), ("to - 1", high - 1)):
         if value < lowest or value > largest:
             raise RuntimeError(f"{label} is out of bounds for {name}")
-    if floating is not None:
+    if floating is not None and warn:
         for label, value in (("from", low), ("to - 1", high - 1)):
             if abs(value) > 1 << digits:
                 warnings.warn(
