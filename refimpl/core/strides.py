@@ -160,6 +160,9 @@ def permute(g: Geometry, dims: Sequence[int]) -> Geometry:
     )
 
 
+# Cached: a program selects from tensors of a few geometries over and over (x[i] in a loop);
+# errors are not cached.
+@lru_cache(maxsize=4096)
 def select(g: Geometry, dim: int, index: int) -> Geometry:
     """Torch: select in TensorShape.cpp."""
     ndim = len(g.size)

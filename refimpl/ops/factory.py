@@ -86,15 +86,18 @@ def _filled(
 ) -> Any:
     """A new contiguous tensor of `value`: one array of the library, no fill afterwards."""
     shape = tuple(size)
-    if shape and min(shape) < 0:
-        _check_sizes(size)  # raises torch's error
     if backend is None:
+        if shape and min(shape) < 0:
+            _check_sizes(size)  # raises torch's error
         fill_scalar(value, dtype, geometry.numel(shape))  # its errors (overflow) still apply
         return tensor_over(None, shape, geometry.contiguous_strides(shape), dtype, target, None)
     key = (shape, dtype, backend, target._type, target._index)
     found = _FILLED.get(key)
     if found is None:
-        # backend_dtype raises the missing-dtype error (before any conversion's error).
+        # A shape is checked before it is remembered (so a remembered one is valid), and
+        # backend_dtype raises the missing-dtype error, both before any conversion's error.
+        if shape and min(shape) < 0:
+            _check_sizes(size)  # raises torch's error
         array_dtype = backend_dtype(backend, dtype)
         strides = geometry.contiguous_strides(shape)
         make = result_maker(shape, strides, dtype, target, backend, flat=True)
