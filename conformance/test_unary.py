@@ -56,6 +56,14 @@ def _t(lib: Any, dtype: str = "float32", values: dict[str, list[Any]] | None = N
 # computes float32 through float64: a few ulp from torch's float32 algorithms. (digamma and
 # polygamma follow torch's algorithms and compare at torch's default tolerances.)
 _SPECIAL = {"i0", "lgamma", "erfinv", "mvlgamma", "erf", "erfc"}
+# Transcendental functions: torch's float32 kernels (SLEEF, vectorized) and the backend's own
+# loops (NumPy's SIMD code, which changes between releases: NumPy 2.4's float32 cosh is an
+# ulp from torch's where 2.3's was not) may round the last bit differently.
+_TRANSCENDENTAL = {
+    "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin",
+    "asinh", "atan", "atanh", "cos", "cosh", "exp", "exp2", "expm1", "log", "log10", "log1p",
+    "log2", "logit", "sigmoid", "sin", "sinc", "sinh", "tan", "tanh",
+}
 # Poles, signed zeros, negative non-integers near poles, the recurrence's end at 10, the
 # asymptotic range and its 1e17 cut, infinities and NaN.
 _GAMMA_POINTS = [
@@ -129,7 +137,7 @@ def test_method_inplace_out(name: str, dtype: str) -> None:
     if dtype not in DTYPES:
         pytest.skip(f"no {dtype} on this backend")
     values = UNARY[name]
-    loose = name in _SPECIAL
+    loose = name in _SPECIAL or name in _TRANSCENDENTAL
     check(lambda lib: getattr(_t(lib, dtype, values), name)(), loose)
     if name != "positive":
         check(lambda lib: getattr(_t(lib, dtype, values), name + "_")(), loose)
