@@ -74,6 +74,7 @@ from refimpl.api import (
     spectral,
     statistics,
 )
+from refimpl.api import softmax as _softmax_family  # `softmax` is also torch.softmax
 from refimpl.api._tensor_str import get_printoptions, set_printoptions
 
 # Each family of operators lists its torch.* names in its module's __all__.
@@ -272,6 +273,7 @@ from refimpl.api.random import (
 )
 from refimpl.api.reductions import *
 from refimpl.api.scans import *
+from refimpl.api.softmax import *
 from refimpl.api.sorting import *
 from refimpl.api.spectral import *
 from refimpl.api.statistics import *
@@ -541,8 +543,8 @@ __all__ = [
 
 for _family in (
     constructions, distributions, indexing_ops, joins, linalg_norms, linalg_solve,
-    linalg_spectral, masking, padding, products, reductions, scans, sorting, spectral,
-    statistics,
+    linalg_spectral, masking, padding, products, reductions, scans, _softmax_family, sorting,
+    spectral, statistics,
 ):
     __all__ += _family.__all__
 

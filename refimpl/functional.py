@@ -9,6 +9,7 @@ name, defined in the API module of its family; this module re-exports them so th
 from __future__ import annotations
 
 from refimpl.api.constructions import block_diag, cartesian_prod, meshgrid
+from refimpl.api.indexing_ops import unravel_index
 from refimpl.api.joins import (
     atleast_1d,
     atleast_2d,
@@ -44,4 +45,5 @@ __all__ = [
     "tensordot",
     "unique",
     "unique_consecutive",
+    "unravel_index",
 ]

@@ -5,7 +5,6 @@ Torch: torch/special/__init__.py, whose functions are the generated bindings of 
 `aten::special_ndtr`). Arguments bind as torch's Python signatures say (`input` is the
 schema's `self`); those the aten ops decompose (expit is sigmoid, gammaln is lgamma) are
 resolved by the dispatcher, in refimpl/ops/special.py.
-Differs: softmax and log_softmax are not here yet.
 """
 
 from __future__ import annotations
@@ -56,6 +55,7 @@ legendre_polynomial_p = _special("legendre_polynomial_p")
 log1p = _special("log1p")
 log_ndtr = _special("log_ndtr")
 logit = _special("logit")
+log_softmax = _special("log_softmax")
 logsumexp = _special("logsumexp")
 modified_bessel_i0 = _special("modified_bessel_i0")
 modified_bessel_i1 = _special("modified_bessel_i1")
@@ -74,6 +74,7 @@ shifted_chebyshev_polynomial_u = _special("shifted_chebyshev_polynomial_u")
 shifted_chebyshev_polynomial_v = _special("shifted_chebyshev_polynomial_v")
 shifted_chebyshev_polynomial_w = _special("shifted_chebyshev_polynomial_w")
 sinc = _special("sinc")
+softmax = _special("softmax")
 spherical_bessel_j0 = _special("spherical_bessel_j0")
 xlog1py = _special("xlog1py")
 xlogy = _special("xlogy")

@@ -283,6 +283,11 @@ class RefimplTarget(Target):
         if t.is_conj() or t.is_neg():
             t = t.resolve_conj().resolve_neg()
         t = t.detach()
+        if t.is_meta:  # no values: a meta tensor of the same geometry (error inputs use them)
+            meta: refimpl.Tensor = refimpl.empty_strided(
+                tuple(t.size()), tuple(t.stride()), dtype=dtype, device="meta"
+            )
+            return meta
         extent = storage_extent(t)
         flat_torch = torch.as_strided(t, (extent,), (1,), 0)
         host = np.array(flat_torch.numpy(), copy=True)
@@ -346,9 +351,14 @@ class RefimplTarget(Target):
         if isinstance(value, refimpl.Tensor):
             dtype = value.dtype.name
             values: torch.Tensor | None = None
-            if hasattr(torch, dtype):
+            if hasattr(torch, dtype) and not value.is_meta:
                 # np.ascontiguousarray would turn a 0-d array into a 1-d one.
-                values = torch.from_numpy(np.array(value.numpy(force=True), copy=True, order="C"))
+                # NumPy holds at most 64 dims, torch more: read the values flat then.
+                flat = value.ndim > 64
+                host = (value.reshape(-1) if flat else value).numpy(force=True)
+                values = torch.from_numpy(np.array(host, copy=True, order="C"))
+                if flat:
+                    values = values.reshape(tuple(value.size()))
             return ObservedTensor(dtype, tuple(value.size()), tuple(value.stride()), values)
         if isinstance(value, torch.Tensor):
             raise Unconvertible("the target returned a torch.Tensor (the call reached torch)")

@@ -7,10 +7,19 @@ per name, so a reader greps for it. `IndexingMethods` is a base class of `refimp
 
 from __future__ import annotations
 
+import itertools
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+from refimpl._base import dtypes as dt
 from refimpl.api._call import method, torch_function
+from refimpl.api.factories import tensor
 
 # The torch.* names this module adds to `refimpl` (refimpl/__init__.py imports them).
 __all__: list[str] = [
+    "_unsafe_masked_index",
+    "_unsafe_masked_index_put_accumulate",
     "gather",
     "index_add",
     "index_copy",
@@ -23,6 +32,7 @@ __all__: list[str] = [
     "scatter_reduce",
     "take",
     "take_along_dim",
+    "unravel_index",
 ]
 
 gather = torch_function("gather")
@@ -37,6 +47,38 @@ index_reduce = torch_function("index_reduce")
 take = torch_function("take")
 put = torch_function("put")
 take_along_dim = torch_function("take_along_dim")
+_unsafe_masked_index = torch_function("_unsafe_masked_index")
+_unsafe_masked_index_put_accumulate = torch_function("_unsafe_masked_index_put_accumulate")
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Any, ...]:
+    """The coordinates in a tensor of `shape` of each flat index, one tensor per dim.
+
+    Torch: torch.unravel_index and _unravel_index (torch/functional.py): the indices, with a
+    last dim added, floor-divided by the row-major strides of `shape` and taken modulo
+    `shape` (int64 tensors), then unbound along that last dim. Out-of-range indices wrap as
+    that arithmetic makes them; torch does not check them.
+    """
+    if indices.dtype.is_complex or indices.dtype.is_floating_point or indices.dtype is dt.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if not isinstance(shape, (int, Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if isinstance(shape, int):
+        shape = (shape,)
+    for size in shape:
+        if not isinstance(size, int):
+            raise TypeError(
+                f"expected 'shape' sequence to only contain ints, but got {type(size)}"
+            )
+    shape = tuple(shape)
+    if not all(size >= 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    strides = list(itertools.accumulate(reversed((*shape[1:], 1)), operator.mul))[::-1]
+    device = indices.device
+    coordinates = indices.unsqueeze(-1).floor_divide(
+        tensor(strides, device=device, dtype=dt.int64)
+    ) % tensor(shape, device=device, dtype=dt.int64)
+    return tuple(coordinates.unbind(-1))
 
 
 class IndexingMethods:

@@ -22,6 +22,7 @@ _aten = namespace("aten")
 
 # The torch.* names this module adds to `refimpl` (refimpl/__init__.py imports them).
 __all__: list[str] = [
+    "_segment_reduce",
     "all",
     "amax",
     "amin",
@@ -31,6 +32,7 @@ __all__: list[str] = [
     "argmin",
     "count_nonzero",
     "dist",
+    "gradient",
     "logsumexp",
     "max",
     "mean",
@@ -40,6 +42,7 @@ __all__: list[str] = [
     "norm",
     "prod",
     "renorm",
+    "segment_reduce",
     "std",
     "std_mean",
     "sum",
@@ -48,6 +51,9 @@ __all__: list[str] = [
 ]
 
 sum = torch_function("sum")
+gradient = torch_function("gradient")
+segment_reduce = torch_function("segment_reduce")
+_segment_reduce = segment_reduce  # torch: the same binding under both names
 nansum = torch_function("nansum")
 mean = torch_function("mean")
 nanmean = torch_function("nanmean")

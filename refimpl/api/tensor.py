@@ -43,6 +43,7 @@ from refimpl.api.products import ProductMethods
 from refimpl.api.random_methods import RandomMethods
 from refimpl.api.reductions import ReductionMethods
 from refimpl.api.scans import ScanMethods
+from refimpl.api.softmax import SoftmaxMethods
 from refimpl.api.sorting import SortingMethods
 from refimpl.api.spectral import SpectralMethods
 from refimpl.api.statistics import StatisticsMethods
@@ -77,6 +78,7 @@ class Tensor(
     ProductMethods,
     SortingMethods,
     StatisticsMethods,
+    SoftmaxMethods,
     DistributionMethods,
     RandomMethods,
     SpectralMethods,

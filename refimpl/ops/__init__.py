@@ -25,6 +25,7 @@ from refimpl.ops import fft_freq as fft_freq
 from refimpl.ops import fft_stft as fft_stft
 from refimpl.ops import fft_transforms as fft_transforms
 from refimpl.ops import gather_scatter as gather_scatter
+from refimpl.ops import gradient as gradient
 from refimpl.ops import histograms as histograms
 from refimpl.ops import index as index
 from refimpl.ops import index_dim as index_dim
@@ -33,6 +34,7 @@ from refimpl.ops import like as like
 from refimpl.ops import linalg_norms as linalg_norms
 from refimpl.ops import linalg_solve as linalg_solve
 from refimpl.ops import linalg_spectral as linalg_spectral
+from refimpl.ops import masked_index as masked_index
 from refimpl.ops import matmul as matmul
 from refimpl.ops import matvec as matvec
 from refimpl.ops import order as order
@@ -53,9 +55,11 @@ from refimpl.ops import reduction_norms as reduction_norms
 from refimpl.ops import reorder as reorder
 from refimpl.ops import scan as scan
 from refimpl.ops import search as search
+from refimpl.ops import segment as segment
 from refimpl.ops import selection as selection
 from refimpl.ops import sets as sets
 from refimpl.ops import shape_aliases as shape_aliases
+from refimpl.ops import softmax as softmax
 from refimpl.ops import sorting as sorting
 from refimpl.ops import special as special
 from refimpl.ops import special_bessel as special_bessel
