@@ -338,7 +338,8 @@ def masked_fill_functional(self: TensorImpl, mask: TensorImpl, value: Operand) -
     self, then masked_fill_."""
     _check_mask(mask)
     _fill_value(value)
-    shape = data.broadcast_shapes(self._size, mask._size)
+    # torch: expand_outplace(mask, self) names the mask first in its broadcast error.
+    shape = data.broadcast_shapes(mask._size, self._size)
     expanded = self if shape == self._size else aten.expand.default(self, list(shape))
     return masked_fill_inplace(aten.clone.default(expanded), mask, value)
 
