@@ -9,6 +9,7 @@ are those of refimpl/ops/random.py's in-place samplers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base import dtypes as dt
@@ -18,7 +19,7 @@ from refimpl._base.promotion import get_default_dtype
 from refimpl.core.random import Generator
 from refimpl.core.tensor import TensorImpl, empty_tensor
 from refimpl.dispatch.overloads import namespace
-from refimpl.ops._register import defop
+from refimpl.ops._register import OpBlock, defop
 from refimpl.ops.factory import _check_sizes, _factory_target
 from refimpl.ops.random import DISPATCH_NAMES, check_from_to_in_range
 from refimpl.ops.scan import CEA
@@ -61,16 +62,7 @@ def _resized(out: TensorImpl, size: list[int]) -> TensorImpl:
     return out
 
 
-# --- rand ------------------------------------------------------------------------------------
-
-rand = defop(f"rand(SymInt[] size, *, {_OPTIONS}) -> Tensor")
-rand_generator = defop(
-    f"rand.generator(SymInt[] size, *, Generator? generator, {_OPTIONS}) -> Tensor"
-)
-rand_out = defop("rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)")
-rand_generator_out = defop(
-    "rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)"
-)
+# --- rand, randn -----------------------------------------------------------------------------
 
 
 def _uniform(t: TensorImpl, generator: Generator | None) -> Any:
@@ -78,107 +70,81 @@ def _uniform(t: TensorImpl, generator: Generator | None) -> Any:
     return aten.uniform_.default(t, 0.0, 1.0, generator=generator)
 
 
-@rand_generator.kernel(CEA)
-def rand_generator_kernel(
-    size: list[int],
-    *,
-    generator: Generator | None,
-    dtype: DType | None,
-    layout: Any,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """Samples of U[0, 1). Torch: rand (TensorFactories.cpp)."""
-    target = dtype or get_default_dtype()
-    _floating(target, "check_uniform_bounds")
-    return _fresh(_uniform(_new(size, target, device), generator))
-
-
-@rand.kernel(CEA)
-def rand_kernel(
-    size: list[int],
-    *,
-    dtype: DType | None,
-    layout: Any,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    return rand_generator_kernel(
-        size, generator=None, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
-    )
-
-
-@rand_out.kernel(CEA)
-def rand_out_kernel(size: list[int], *, out: TensorImpl) -> Any:
-    return _uniform(_resized(out, size), None)
-
-
-@rand_generator_out.decomposition
-def rand_generator_out_decomposition(
-    size: list[int], *, generator: Generator | None, out: TensorImpl
-) -> Any:
-    """Torch: rand_out (CompositeImplicitAutograd): out.resize_(size).uniform_(0, 1, gen)."""
-    return _uniform(_resized(out, size), generator)
-
-
-# --- randn -----------------------------------------------------------------------------------
-
-randn = defop(f"randn(SymInt[] size, *, {_OPTIONS}) -> Tensor")
-randn_generator = defop(
-    f"randn.generator(SymInt[] size, *, Generator? generator, {_OPTIONS}) -> Tensor"
-)
-randn_out = defop("randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)")
-randn_generator_out = defop(
-    "randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)"
-)
-
-
 def _normal(t: TensorImpl, generator: Generator | None) -> Any:
     _floating(t._dtype, "normal_kernel_cpu")
     return aten.normal_.default(t, 0.0, 1.0, generator=generator)
 
 
-@randn_generator.kernel(CEA)
-def randn_generator_kernel(
-    size: list[int],
-    *,
-    generator: Generator | None,
-    dtype: DType | None,
-    layout: Any,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """Samples of N(0, 1). Torch: randn (TensorFactories.cpp)."""
-    target = dtype or get_default_dtype()
-    _floating(target, "normal_kernel_cpu")
-    return _fresh(_normal(_new(size, target, device), generator))
+def _register(block: OpBlock) -> Callable[[Callable[..., Any]], Any]:
+    # torch: rand.out is CompositeExplicitAutograd, randn.out a decomposition; defop's spec
+    # says which.
+    return block.decomposition if block.spec.cia else block.kernel(CEA)
 
 
-@randn.kernel(CEA)
-def randn_kernel(
-    size: list[int],
-    *,
-    dtype: DType | None,
-    layout: Any,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    return randn_generator_kernel(
-        size, generator=None, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+def _sampling_factory(
+    name: str, fill: Callable[[TensorImpl, Generator | None], Any], check: str
+) -> None:
+    """The four overloads of rand or randn: a new tensor of the default (or given) floating
+    dtype filled in place by `fill` (uniform_ or normal_ on [0, 1) / N(0, 1)), with and
+    without a generator, and their out= forms (out.resize_(size), then the fill).
+
+    Torch: rand / randn and rand_out / randn_out (TensorFactories.cpp).
+    """
+    functional = defop(f"{name}(SymInt[] size, *, {_OPTIONS}) -> Tensor")
+    with_generator = defop(
+        f"{name}.generator(SymInt[] size, *, Generator? generator, {_OPTIONS}) -> Tensor"
+    )
+    out = defop(f"{name}.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)")
+    generator_out = defop(
+        f"{name}.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> "
+        "Tensor(a!)"
     )
 
+    def generator_kernel(
+        size: list[int],
+        *,
+        generator: Generator | None,
+        dtype: DType | None,
+        layout: Any,
+        device: device | None,
+        pin_memory: bool | None,
+    ) -> Any:
+        target = dtype or get_default_dtype()
+        _floating(target, check)
+        return _fresh(fill(_new(size, target, device), generator))
 
-@randn_out.decomposition
-def randn_out_decomposition(size: list[int], *, out: TensorImpl) -> Any:
-    """Torch: randn_out (CompositeImplicitAutograd)."""
-    return _normal(_resized(out, size), None)
+    def functional_kernel(
+        size: list[int],
+        *,
+        dtype: DType | None,
+        layout: Any,
+        device: device | None,
+        pin_memory: bool | None,
+    ) -> Any:
+        return generator_kernel(
+            size, generator=None, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+        )
+
+    def out_kernel(size: list[int], *, out: TensorImpl) -> Any:
+        return fill(_resized(out, size), None)
+
+    def generator_out_kernel(
+        size: list[int], *, generator: Generator | None, out: TensorImpl
+    ) -> Any:
+        return fill(_resized(out, size), generator)
+
+    for block, kernel in (
+        (functional, functional_kernel),
+        (with_generator, generator_kernel),
+        (out, out_kernel),
+        (generator_out, generator_out_kernel),
+    ):
+        kernel.__name__ = kernel.__qualname__ = f"{name}_{kernel.__name__}"
+        _register(block)(kernel)
 
 
-@randn_generator_out.decomposition
-def randn_generator_out_decomposition(
-    size: list[int], *, generator: Generator | None, out: TensorImpl
-) -> Any:
-    return _normal(_resized(out, size), generator)
+_sampling_factory("rand", _uniform, "check_uniform_bounds")
+_sampling_factory("randn", _normal, "normal_kernel_cpu")
 
 
 # --- randint ---------------------------------------------------------------------------------
