@@ -66,6 +66,15 @@ from refimpl.api import (
     linalg_solve,
     linalg_spectral,
     masking,
+    nn_activation,
+    nn_attention,
+    nn_convolution,
+    nn_embedding,
+    nn_loss,
+    nn_margin,
+    nn_normalization,
+    nn_pooling,
+    nn_sampling,
     padding,
     products,
     reductions,
@@ -253,6 +262,15 @@ from refimpl.api.linalg_norms import *
 from refimpl.api.linalg_solve import *
 from refimpl.api.linalg_spectral import *
 from refimpl.api.masking import *
+from refimpl.api.nn_activation import *
+from refimpl.api.nn_attention import *
+from refimpl.api.nn_convolution import *
+from refimpl.api.nn_embedding import *
+from refimpl.api.nn_loss import *
+from refimpl.api.nn_margin import *
+from refimpl.api.nn_normalization import *
+from refimpl.api.nn_pooling import *
+from refimpl.api.nn_sampling import *
 from refimpl.api.padding import *
 from refimpl.api.products import *
 from refimpl.api.promotion import can_cast, promote_types, result_type
@@ -543,8 +561,9 @@ __all__ = [
 
 for _family in (
     constructions, distributions, indexing_ops, joins, linalg_norms, linalg_solve,
-    linalg_spectral, masking, padding, products, reductions, scans, _softmax_family, sorting,
-    spectral, statistics,
+    linalg_spectral, masking, nn_activation, nn_attention, nn_convolution, nn_embedding,
+    nn_loss, nn_margin, nn_normalization, nn_pooling, nn_sampling, padding, products,
+    reductions, scans, _softmax_family, sorting, spectral, statistics,
 ):
     __all__ += _family.__all__
 
@@ -559,6 +578,12 @@ _install_on_namespace(globals(), "torch.functional")  # torch.norm, einsum, ... 
 _install_on_namespace(vars(special), "torch.special")
 _install_on_namespace(vars(linalg), "torch.linalg")
 _install_on_namespace(vars(fft), "torch.fft")
+
+# torch.nn.functional (refimpl/nn) sits above the torch API; it is imported once that is whole.
+from refimpl import nn as nn
+from refimpl._C import _nn as _C_nn  # torch._C._nn, the bindings F uses
+
+del _C_nn
 
 
 def _set_grad_enabled(mode: _builtins.bool) -> None:

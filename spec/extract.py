@@ -469,6 +469,7 @@ TESTING_OVERRIDE_OWNERS: Final[dict[str, object]] = {
     "torch.special": torch.special,
     "torch.linalg": torch.linalg,
     "torch.fft": torch.fft,
+    "torch._C._nn": torch._C._nn,
     "Tensor": torch.Tensor,
 }
 # Lambdas with torch's parameter names and defaults, also for functions that have no stub.
@@ -626,6 +627,16 @@ def extract_api_signatures(records: list[dict[str, Any]]) -> dict[str, dict[str,
             for name, overloads in stub_signatures(module_stub(module), None).items()
             if hasattr(owner, name.removeprefix(f"{module}_"))
         }
+    # torch._C._nn: the generated bindings of the `python_module: nn` functions (gelu,
+    # linear, avg_pool2d, ...), which torch.nn.functional calls or re-exports; no prefix.
+    sources["torch._C._nn"] = {
+        name: overloads
+        for name, overloads in stub_signatures(
+            # torchgen spells the `reduction` default in C++; its value is Reduction::Mean, 1.
+            module_stub("nn").replace("at::Reduction::Mean", "1"), None
+        ).items()
+        if hasattr(torch._C._nn, name)
+    }
     for namespace, signatures in sources.items():
         for name, overloads in python_signatures(namespace).items():
             signatures.setdefault(name, overloads)

@@ -140,6 +140,15 @@ SHAPES: Final = frozenset({
     "repeat_interleave", "resize_", "resize_as_",
 })
 
+# The aten ops beneath torch.nn.functional that op_db tests by their aten names (issue 15).
+NN_ATEN: Final = frozenset({
+    "native_layer_norm", "native_group_norm", "native_batch_norm", "_native_batch_norm_legit",
+    "_batch_norm_with_update", "native_dropout_backward", "max_pool2d_with_indices_backward",
+    "grid_sampler_2d", "grid_sampler_3d", "_upsample_bilinear2d_aa",
+    "torch.ops.aten._safe_softmax.default", "torch.ops.aten._flash_attention_forward",
+    "torch.ops.aten._efficient_attention_forward",
+})
+
 # Not elementwise at all, or not for the CPU: never in a family's CI selection.
 EXCLUDED_PREFIXES: Final = ("jiterator_", "sparse.", "masked.", "to_sparse", "signal.")
 
@@ -159,7 +168,7 @@ def _of_class(cls: type) -> Callable[[OpInfo], bool]:
 # First match wins: explicit names and prefixes before the OpInfo classes.
 FAMILY_RULES: Final[tuple[tuple[str, Callable[[OpInfo], bool]], ...]] = (
     ("excluded", _prefixed(*EXCLUDED_PREFIXES)),
-    ("nn.functional", _prefixed("nn.functional.")),
+    ("nn.functional", lambda op: op.name.startswith("nn.functional.") or op.name in NN_ATEN),
     ("special", _prefixed("special.")),
     ("fft", lambda op: op.name.startswith("fft.") or op.name in ("stft", "istft")),
     ("linalg", lambda op: op.name.startswith("linalg.") or op.name in LINALG),

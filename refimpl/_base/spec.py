@@ -178,6 +178,11 @@ def api_signatures(namespace: str, name: str) -> tuple[ApiSignature, ...]:
     )
 
 
+def api_namespace_names(namespace: str) -> tuple[str, ...]:
+    """The function names extracted for a namespace ("torch._C._nn"), sorted."""
+    return tuple(sorted(api_table().get(namespace, {})))
+
+
 @cache
 def api_testing_override(namespace: str, name: str) -> tuple[ApiParameter, ...] | None:
     """Parameters of the lambda torch.overrides.get_testing_overrides() has for a function.

@@ -461,7 +461,7 @@ def install_on_namespace(namespace: dict[str, Any], torch_module: str) -> list[s
             namespace[name] = overridable(
                 fn,
                 modes_only=qualified in facts.mode_only,
-                python_level=resolved.startswith("torch.functional."),
+                python_level=resolved.startswith(("torch.functional.", "torch.nn.functional.")),
             )
             installed.append(qualified)
     return installed

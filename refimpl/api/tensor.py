@@ -39,6 +39,15 @@ from refimpl.api.linalg_norms import LinalgNormMethods
 from refimpl.api.linalg_solve import LinalgSolveMethods
 from refimpl.api.linalg_spectral import LinalgSpectralMethods
 from refimpl.api.masking import MaskingMethods
+from refimpl.api.nn_activation import ActivationMethods
+from refimpl.api.nn_attention import AttentionMethods
+from refimpl.api.nn_convolution import ConvolutionMethods
+from refimpl.api.nn_embedding import EmbeddingMethods
+from refimpl.api.nn_loss import LossMethods
+from refimpl.api.nn_margin import MarginMethods
+from refimpl.api.nn_normalization import NormalizationMethods
+from refimpl.api.nn_pooling import PoolingMethods
+from refimpl.api.nn_sampling import SamplingMethods
 from refimpl.api.products import ProductMethods
 from refimpl.api.random_methods import RandomMethods
 from refimpl.api.reductions import ReductionMethods
@@ -85,6 +94,15 @@ class Tensor(
     LinalgSolveMethods,
     LinalgSpectralMethods,
     LinalgNormMethods,
+    ActivationMethods,
+    LossMethods,
+    MarginMethods,
+    NormalizationMethods,
+    EmbeddingMethods,
+    ConvolutionMethods,
+    PoolingMethods,
+    SamplingMethods,
+    AttentionMethods,
     SubclassMethods,
 ):
     """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""

@@ -26,6 +26,7 @@ aten = namespace("aten")
 # How a formula parameter is filled (see ops/_derivative.py).
 GRAD: Final = "grad"
 GRADS: Final = "grads"
+MASK: Final = "grad_input_mask"
 ARGUMENT: Final = "argument"
 FACT: Final = "fact"
 OUTPUT: Final = "output"
@@ -198,6 +199,8 @@ class NodeSpec:
             return Parameter(name, GRAD)
         if name == "grads":
             return Parameter(name, GRADS)
+        if name == "grad_input_mask":
+            return Parameter(name, MASK)
         if name in self.argument_positions or name in self.keyword_names:
             return Parameter(
                 name,
@@ -277,7 +280,7 @@ class FormulaNode(Node):
         for plan in self._spec.plans:
             if not any(self._needs(i) for i in plan.inputs):
                 continue
-            values = {p.name: self._value(p, grads) for p in plan.params}
+            values = {p.name: self._value(p, grads, plan) for p in plan.params}
             result = plan.formula.fn(**values)
             if len(plan.inputs) == 1:
                 self._place(plan.inputs[0], result, out)
@@ -294,11 +297,13 @@ class FormulaNode(Node):
         else:
             out[start] = grad
 
-    def _value(self, p: Parameter, grads: list[Any]) -> Any:
+    def _value(self, p: Parameter, grads: list[Any], plan: FormulaPlan) -> Any:
         if p.kind == GRAD:
             return grads[0]
         if p.kind == GRADS:
             return tuple(grads)
+        if p.kind == MASK:
+            return tuple(self._needs(i) for i in plan.inputs)
         value = self._saved[p.name]
         return _unpacked(value, self)
 

@@ -37,6 +37,15 @@ from refimpl.ops import linalg_spectral as linalg_spectral
 from refimpl.ops import masked_index as masked_index
 from refimpl.ops import matmul as matmul
 from refimpl.ops import matvec as matvec
+from refimpl.ops import nn_activation as nn_activation
+from refimpl.ops import nn_attention as nn_attention
+from refimpl.ops import nn_convolution as nn_convolution
+from refimpl.ops import nn_embedding as nn_embedding
+from refimpl.ops import nn_loss as nn_loss
+from refimpl.ops import nn_margin as nn_margin
+from refimpl.ops import nn_normalization as nn_normalization
+from refimpl.ops import nn_pooling as nn_pooling
+from refimpl.ops import nn_sampling as nn_sampling
 from refimpl.ops import order as order
 from refimpl.ops import padding as padding
 from refimpl.ops import padding_reflect as padding_reflect

@@ -14,6 +14,9 @@ A formula's parameters name what it reads, the way torch's generated nodes name 
 
 - `grad`: the gradient of the op's only differentiable output; `grads`: the gradients of
   every output, a tuple (None where an output got no gradient);
+- `grad_input_mask`: for a formula of several inputs, whether each of them needs a gradient,
+  a tuple of bools in the formula's input order (torch's `grad_input_mask`, which backward
+  ops such as native_layer_norm_backward take as their `output_mask`);
 - a schema argument (`self`, `other`, `alpha`, `dim`): its value at the call;
 - `<tensor>_sym_sizes`, `<tensor>_sym_strides`, `<tensor>_sym_numel`, `<tensor>_dim`,
   `<tensor>_scalar_type`, `<tensor>_device`, `<tensor>_options` (dtype, device),

@@ -1,0 +1,25 @@
+"""`refimpl.nn.functional`: torch.nn.functional, the layer between modules and `torch.*`.
+
+Torch: torch/nn/functional.py. Its functions check their arguments, translate legacy ones
+(`size_average`/`reduce`), warn as torch warns, and call `torch.*` functions or the
+`torch._C._nn` bindings (refimpl/_C/_nn.py); some of torch's are those bindings themselves
+(`F.gelu is torch._C._nn.gelu`, `F.conv2d is torch.conv2d`), and so are refimpl's. The
+functions live in one module per family (`_activation`, `_loss`, ...); this package
+re-exports them and puts the ones torch writes in Python behind the `__torch_function__`
+protocol, as torch's `has_torch_function` checks do.
+"""
+
+from __future__ import annotations
+
+from refimpl.api._torch_function import install_on_namespace as _install_on_namespace
+from refimpl.nn.functional._activation import *
+from refimpl.nn.functional._attention import *
+from refimpl.nn.functional._convolution import *
+from refimpl.nn.functional._embedding import *
+from refimpl.nn.functional._loss import *
+from refimpl.nn.functional._margin import *
+from refimpl.nn.functional._normalization import *
+from refimpl.nn.functional._pooling import *
+from refimpl.nn.functional._sampling import *
+
+_install_on_namespace(globals(), "torch.nn.functional")
