@@ -141,6 +141,70 @@ def _hook(lib: Any, t: dict[str, Any]) -> Any:
     return t["x"].grad
 
 
+# --- the functional layer (issue 15) -----------------------------------------------------------
+
+
+def _image(t: dict[str, Any]) -> Any:
+    # (1, 1, 3, 4): a one-channel image from the (3, 4) weight.
+    return t["w"].reshape(1, 1, 3, 4)
+
+
+def _batch_norm(lib: Any, t: dict[str, Any]) -> Any:
+    f64 = lib.float64
+    running_mean, running_var = lib.zeros(3, dtype=f64), lib.ones(3, dtype=f64)
+    out = lib.nn.functional.batch_norm(
+        t["x"], running_mean, running_var, t["v"], t["v"], training=True, momentum=0.2
+    )
+    return [out, running_mean, running_var]
+
+
+def _dropout(lib: Any, t: dict[str, Any]) -> Any:
+    lib.manual_seed(0)
+    return lib.nn.functional.dropout(t["x"], 0.5)
+
+
+def _attention(lib: Any, t: dict[str, Any]) -> Any:
+    # (1, 1, 2, 3) query, key and value: 4-D, so torch's CPU choice is its flash kernel.
+    q, k = t["x"][None, None], t["y"][None, None]
+    return lib.nn.functional.scaled_dot_product_attention(q, k, k)
+
+
+FUNCTIONAL: Final[dict[str, Program]] = {
+    "F_linear": lambda lib, t: lib.nn.functional.linear(t["x"], t["w"].t(), t["w"][0]),
+    "F_layer_norm": lambda lib, t: lib.nn.functional.layer_norm(t["x"], [3], t["v"], t["v"]),
+    "F_softmax": lambda lib, t: [
+        lib.nn.functional.softmax(t["x"], 1), lib.nn.functional.log_softmax(t["x"], -1)
+    ],
+    "F_cross_entropy": lambda lib, t: lib.nn.functional.cross_entropy(
+        t["x"], lib.tensor([0, 2])
+    ),
+    "F_dropout": _dropout,
+    "F_gelu": lambda lib, t: [
+        lib.nn.functional.gelu(t["x"]), lib.nn.functional.gelu(t["x"], approximate="tanh")
+    ],
+    "F_embedding": lambda lib, t: lib.nn.functional.embedding(t["idx"], t["w"]),
+    "F_conv2d": lambda lib, t: lib.nn.functional.conv2d(
+        _image(t), t["x"].reshape(1, 1, 2, 3), padding=1
+    ),
+    "F_max_pool2d": lambda lib, t: lib.nn.functional.max_pool2d(_image(t), 2, 1),
+    "F_batch_norm": _batch_norm,
+    "F_attention": _attention,
+}
+for _name, _program in list(FUNCTIONAL.items()):
+    FUNCTIONAL[f"backward_{_name}"] = _backward(
+        lambda lib, t, _program=_program: _total(lib, _program(lib, t))
+    )
+
+
+def _total(lib: Any, result: Any) -> Any:
+    # One scalar from a program's result (only its tensors of a float dtype that can carry
+    # gradients: running statistics are buffers).
+    values = result if isinstance(result, list) else [result]
+    return lib.stack([v.sum() for v in values if v.requires_grad]).sum() if any(
+        v.requires_grad for v in values
+    ) else values[0].sum()
+
+
 PROGRAMS: Final[dict[str, Program]] = {
     # arithmetic with Python scalars, both sides
     "add_scalar": lambda lib, t: [t["x"] + 1, 1 + t["x"], t["x"] + 1.5],
@@ -220,4 +284,5 @@ PROGRAMS: Final[dict[str, Program]] = {
     "retain_grad": _retain_grad,
     "no_grad_block": _no_grad_block,
     "hook": _hook,
+    **FUNCTIONAL,
 }

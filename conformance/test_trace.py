@@ -20,6 +20,11 @@ import refimpl
 from refimpl.utils.trace import Step, trace, trace_source
 
 PROGRAMS = {
+    "functional": (
+        "x = torch.ones(2, 4, requires_grad=True); w = torch.ones(3, 4); "
+        "F = torch.nn.functional; F.cross_entropy(F.linear(F.layer_norm(x, [4]), w), "
+        "torch.tensor([0, 2])).backward()"
+    ),
     "arith": "x = torch.ones(2, 3); y = (x * 2 + 1).sum(1)",
     "views": "x = torch.ones(2, 3); y = x.t()[0]; z = x.reshape(6)",
     "grad": "x = torch.ones(2, 4, requires_grad=True); (x.abs() * 2).sum().backward()",
@@ -49,11 +54,23 @@ def _torch_calls(source: str) -> list[str]:
     return seen
 
 
+def _outer_calls(steps: list[Step]) -> list[str]:
+    # The calls a TorchFunctionMode sees: those not made inside another call (a functional
+    # call shows the torch calls it makes as its children; see Note [Functional calls in a
+    # trace] in refimpl/utils/trace.py).
+    found: list[str] = []
+    for step in steps:
+        if step.kind == "call":
+            found.append(step.name)
+        else:
+            found.extend(_outer_calls(step.children))
+    return found
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_calls_are_what_a_torch_function_mode_sees(name: str) -> None:
     source = PROGRAMS[name]
-    traced = [s.name for s in _walk(trace_source(source).steps) if s.kind == "call"]
-    assert traced == _torch_calls(source)
+    assert _outer_calls(trace_source(source).steps) == _torch_calls(source)
 
 
 def test_autograd_steps_record_torch_nodes() -> None:
@@ -178,3 +195,19 @@ def test_dispatch_free_kernels_dispatch_nothing() -> None:
             reached.add(name)
             assert not step.children, f"{name} dispatched {[c.name for c in step.children]}"
     assert reached == declared
+
+
+def test_functional_calls_show_the_torch_calls_they_make() -> None:
+    """F.cross_entropy is Python over torch._C._nn.cross_entropy_loss: the trace shows that
+    call under it, and the aten kernels under that (torch's own TorchFunctionMode sees only
+    the F call); F.layer_norm's kernels show under it."""
+    steps = trace_source(PROGRAMS["functional"]).steps
+    calls = [s for s in _walk(steps) if s.kind == "call"]
+    loss = next(s for s in calls if s.name == "torch.nn.functional.cross_entropy")
+    inner = [c for c in loss.children if c.kind == "call"]
+    assert [c.name for c in inner] == ["torch._C._nn.cross_entropy_loss"]
+    kernels = [k.name for k in _walk(inner[0].children) if k.kind == "kernel"]
+    assert "aten::cross_entropy_loss" in kernels and "aten::nll_loss_forward" in kernels
+    layer_norm = next(s for s in calls if s.name == "torch.nn.functional.layer_norm")
+    kernels = [k.name for k in _walk(layer_norm.children) if k.kind == "kernel"]
+    assert "aten::native_layer_norm" in kernels

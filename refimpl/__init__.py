@@ -45,7 +45,19 @@ from refimpl._base.dtypes import (
     bool_ as bool,
 )
 from refimpl._base.finfo import finfo, iinfo
-from refimpl._base.layout import layout, strided
+from refimpl._base.layout import (
+    _mkldnn as _mkldnn,
+)
+from refimpl._base.layout import (
+    jagged,
+    layout,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
+)
 from refimpl._base.memory_format import (
     channels_last,
     channels_last_3d,
@@ -457,6 +469,7 @@ __all__ = [
     "isneginf",
     "isposinf",
     "isreal",
+    "jagged",
     "layout",
     "lcm",
     "ldexp",
@@ -539,6 +552,11 @@ __all__ = [
     "sin",
     "sinc",
     "sinh",
+    "sparse_bsc",
+    "sparse_bsr",
+    "sparse_coo",
+    "sparse_csc",
+    "sparse_csr",
     "sqrt",
     "square",
     "strided",
@@ -581,6 +599,7 @@ _install_on_namespace(vars(fft), "torch.fft")
 
 # torch.nn.functional (refimpl/nn) sits above the torch API; it is imported once that is whole.
 from refimpl import nn as nn
+from refimpl import signal as signal
 from refimpl._C import _nn as _C_nn  # torch._C._nn, the bindings F uses
 
 del _C_nn

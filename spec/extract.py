@@ -30,6 +30,7 @@ import torch
 import torchgen
 from torchgen.api import python as torchgen_python
 from torchgen.gen import parse_native_yaml
+from torchgen.model import SchemaKind
 
 SPEC_DIR: Final = Path(__file__).resolve().parent
 NAMESPACES: Final = ("aten", "prims")
@@ -91,6 +92,10 @@ def schema_record(
         record[flag] = in_dispatcher and torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
     record["dispatcher"] = in_dispatcher
     record["packet_index"] = positions[schema.overload_name]
+    if record["cia"] and torch._C._dispatch_has_kernel_for_dispatch_key(name, "CPU"):
+        # A composite that also has a CPU kernel (silu_backward, mish_backward,
+        # native_channel_shuffle): the CPU kernel runs for CPU tensors; only these carry it.
+        record["cia_and_cpu"] = True
     return record
 
 
@@ -305,6 +310,22 @@ ELEMENTWISE_PATTERNS: Final = (
     "_to_copy.default",
     "fill.*",
     "fill_.*",
+    "hardtanh_backward.default",
+    "leaky_relu_backward.default",
+    "elu_backward.default",
+    "softplus_backward.default",
+    "softshrink_backward.default",
+    "hardshrink_backward.default",
+    "hardsigmoid_backward.default",
+    "hardswish.default",
+    "hardswish_backward.default",
+    "mish_backward.default",
+    "log_sigmoid_forward.default",
+    "log_sigmoid_backward.default",
+    "_prelu_kernel.default",
+    "_prelu_kernel_backward.default",
+    "rrelu_with_noise.default",
+    "rrelu_with_noise_backward.default",
 )
 # In-place and out= overloads share the functional overload's kernel and are skipped, except
 # these: fill_ is the kernel that fill.* is composed over.
@@ -554,10 +575,14 @@ def module_stub(module: str) -> str:
     for function in functions:
         if function.func.is_out_fn():
             continue
+        # An in-place overload (elu_) pairs with no out= overload: torchgen's pyi pairs
+        # functional overloads only (else the pair would take the functional's name).
         outs = [
             f
             for f in functions
-            if f.func.is_out_fn() and f.func.signature() == function.func.signature()
+            if f.func.is_out_fn()
+            and f.func.signature() == function.func.signature()
+            and function.func.kind() == SchemaKind.functional
         ]
         group = torchgen_python.PythonSignatureGroup.from_pairs(
             python_pair(function), python_pair(outs[0]) if outs else None

@@ -10,6 +10,7 @@ in torch terms (`Observed`) so that one comparison serves every target.
 from __future__ import annotations
 
 import abc
+import functools
 import operator
 import types
 from collections.abc import Callable, Iterator, Mapping
@@ -335,6 +336,13 @@ class RefimplTarget(Target):
             if not hasattr(refimpl, name):
                 raise Unconvertible(f"missing: refimpl.{name}")
             return getattr(refimpl, name)
+        if isinstance(value, torch.nn.PairwiseDistance):
+            # triplet_margin_with_distance_loss's samples pass this module as the distance;
+            # refimpl has no modules yet, so the function it calls stands in for it.
+            return functools.partial(
+                refimpl.nn.functional.pairwise_distance,
+                p=value.norm, eps=value.eps, keepdim=value.keepdim,
+            )
         if type(value).__module__.split(".")[0] == "torch":
             raise Unconvertible(f"cannot convert {type(value).__qualname__} to refimpl")
         if isinstance(value, str) and value == "cpu" and self.device.type != "cpu":
@@ -436,7 +444,7 @@ def torch_path(fn: Callable[..., Any]) -> str | None:
     return None
 
 
-_PUBLIC_NAMESPACES: Final = ("", "special", "nn.functional", "linalg", "fft")
+_PUBLIC_NAMESPACES: Final = ("", "special", "nn.functional", "linalg", "fft", "_C._nn")
 
 
 def resolve_in_refimpl(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -447,6 +455,9 @@ def resolve_in_refimpl(fn: Callable[..., Any]) -> Callable[..., Any]:
     - a public torch function (`torch.add`, `torch.special.i0e`): the same path in refimpl;
     - a function of torch's testing modules (OpInfo lambdas) or of `operator`: itself.
     """
+    if isinstance(fn, functools.partial):
+        # OpInfo's in-place variants of F functions: partial(F.mish, inplace=True).
+        return functools.partial(resolve_in_refimpl(fn.func), *fn.args, **fn.keywords)
     objclass = getattr(fn, "__objclass__", None)
     qualname = getattr(fn, "__qualname__", "") or ""
     module = getattr(fn, "__module__", None) or ""

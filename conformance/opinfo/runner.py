@@ -327,14 +327,33 @@ def compare_tensors(
         raise SampleFailure(f"{where}: values differ: {'; '.join(detail[:2])}") from None
 
 
-def compare_unchanged(before: list[Observed], target: Target, after: list[Any], what: str) -> None:
-    """Raise SampleFailure if a target input now differs from the sample's value."""
+def compare_unchanged(
+    before: list[Observed],
+    target: Target,
+    after: list[Any],
+    what: str,
+    pristine: list[Observed] | None = None,
+    tolerance: tuple[float, float] | None = None,
+) -> None:
+    """Raise SampleFailure if a target input now differs from the sample's value as torch's
+    call left it (`before`). An input torch's call wrote (it differs from `pristine`, the
+    value before the call: batch norm's running statistics) compares as a result does,
+    within `tolerance`; any other must be bitwise unchanged."""
     for i, (original, now) in enumerate(zip(before, after)):
         if isinstance(original, ObservedTensor) and target.is_tensor(now):
             observed = target.observe(now)
             if not isinstance(observed, ObservedTensor):
                 raise SampleFailure(f"{what} {i} is no longer a tensor")
             if original.values is None or observed.values is None:
+                continue
+            earlier = None if pristine is None else pristine[i]
+            written = (
+                isinstance(earlier, ObservedTensor)
+                and earlier.values is not None
+                and not torch.equal(_bits(earlier.values), _bits(original.values))
+            )
+            if written and tolerance is not None:
+                compare_tensors(original, observed, tolerance, f"written {what} {i}")
                 continue
             # Bitwise: a copy keeps NaN payloads and the sign of zero; a write may not.
             if not torch.equal(_bits(observed.values), _bits(original.values)):
@@ -421,8 +440,8 @@ def run_sample(
     """Run one sample on torch and on the target; raise SampleFailure where they differ
     (`values` False: results compare by dtype, size and strides only; `gauge`: values
     compare through the sample's output_process_fn_grad, see GAUGE_DEPENDENT; `seeded`: a
-    random op, both generators seeded alike before the call, and inputs compared with
-    torch's inputs after its call, since OpInfos such as `cauchy` call the in-place method)."""
+    random op, both generators seeded alike before the call). Inputs are compared with
+    torch's inputs after its call (OpInfos such as `cauchy` call the in-place method)."""
     parts = _parts(sample)
     if variant is Variant.INPLACE:
         parts = (
@@ -431,7 +450,7 @@ def run_sample(
             parts[2],
         )
     leaves = list(all_values(parts))
-    before = [observe_torch(v) for v in leaves]
+    pristine = [observe_torch(v) for v in leaves]
     # Converted inside activate(): refimpl makes the tensors on the target's backend.
     with target.activate():
         converted = target.convert(parts)
@@ -442,8 +461,10 @@ def run_sample(
     if seeded:
         torch.manual_seed(RANDOM_SEED)
     expected = call(torch_fn, parts)
-    if seeded:
-        before = [observe_torch(v) for v in leaves]
+    # The inputs as torch's call left them: an op that writes into an argument (a random
+    # op's in-place method, F.embedding's max_norm renormalising its weight) must write the
+    # same values; any other must leave its inputs alone.
+    before = [observe_torch(v) for v in leaves]
     if expected.error is not None:
         compare_errors(expected.error, actual, lambda_note)
         return
@@ -472,9 +493,9 @@ def run_sample(
     if variant is Variant.INPLACE:
         if actual.result is not converted[0]:
             raise SampleFailure("the in-place result is not its input")
-        compare_unchanged(before[1:], target, converted_leaves[1:], "argument")
+        compare_unchanged(before[1:], target, converted_leaves[1:], "argument", pristine[1:])
     else:
-        compare_unchanged(before, target, converted_leaves, "input")
+        compare_unchanged(before, target, converted_leaves, "input", pristine, tolerance)
 
 
 def run_error_input(

@@ -150,7 +150,7 @@ NN_ATEN: Final = frozenset({
 })
 
 # Not elementwise at all, or not for the CPU: never in a family's CI selection.
-EXCLUDED_PREFIXES: Final = ("jiterator_", "sparse.", "masked.", "to_sparse", "signal.")
+EXCLUDED_PREFIXES: Final = ("jiterator_", "sparse.", "masked.", "to_sparse")
 
 
 def _named(names: frozenset[str]) -> Callable[[OpInfo], bool]:
@@ -188,11 +188,11 @@ FAMILIES: Final = tuple(name for name, _ in FAMILY_RULES)
 # Second derivatives are checked for the elementwise ops, the matmul family and the reductions.
 GRADGRAD_FAMILIES: Final = (
     "unary", "binary", "special", "pointwise-other", "matmul", "reductions", "sorting",
-    "fft", "linalg",
+    "fft", "linalg", "nn.functional",
 )
 CI_FAMILIES: Final = (
     "unary", "binary", "special", "pointwise-other", "reductions", "shapes", "indexing", "matmul",
-    "sorting", "random", "fft", "linalg",
+    "sorting", "random", "fft", "linalg", "nn.functional",
 )
 
 

@@ -30,3 +30,9 @@ def _bindings() -> dict[str, Any]:
 
 
 globals().update(_bindings())
+
+
+def __getattr__(name: str) -> Any:
+    # The bindings are made at import from the spec (above); this tells a type checker that
+    # the module has names it cannot see, and says what torch says of a missing one.
+    raise AttributeError(f"module 'torch._C._nn' has no attribute '{name}'")

@@ -1,7 +1,8 @@
-"""Tensor layouts: how elements are stored. refimpl has one, `refimpl.strided`.
+"""Tensor layouts: how elements are stored. refimpl's tensors are `refimpl.strided`.
 
 Torch: torch.layout (c10/core/Layout.h): strided, sparse_coo, sparse_csr, ... Only strided
-tensors exist here; the others are future work for sparse backends.
+tensors exist here; the other layout objects exist so that code naming them (a factory's
+`layout=` argument) gets torch's error rather than an AttributeError.
 """
 
 from __future__ import annotations
@@ -25,3 +26,10 @@ class layout:
 
 
 strided: Final = layout("strided")
+sparse_coo: Final = layout("sparse_coo")
+sparse_csr: Final = layout("sparse_csr")
+sparse_csc: Final = layout("sparse_csc")
+sparse_bsr: Final = layout("sparse_bsr")
+sparse_bsc: Final = layout("sparse_bsc")
+_mkldnn: Final = layout("_mkldnn")
+jagged: Final = layout("jagged")

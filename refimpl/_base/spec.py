@@ -38,6 +38,9 @@ class SpecOverload:
     """Registered with the c10 dispatcher (False: a TorchScript-only operator)."""
     packet_index: int
     """Position in `torch.ops.<ns>.<op>.overloads()`."""
+    cia_and_cpu: bool = False
+    """Has a CPU kernel besides its CompositeImplicitAutograd one (silu_backward): the CPU
+    kernel serves CPU tensors, the composite the other backends."""
 
 
 def read_text(filename: str) -> str:
@@ -60,6 +63,7 @@ def spec_overloads() -> dict[str, tuple[SpecOverload, ...]]:
             row["ceanf"],
             row["dispatcher"],
             row["packet_index"],
+            row.get("cia_and_cpu", False),
         )
         by_name.setdefault(item.name, []).append(item)
     return {

@@ -22,6 +22,18 @@ from refimpl.dispatch.overloads import OpOverloadPacket, namespace
 _ATEN: Final = namespace("aten")
 
 
+# Note [The reduction default of torch's Python bindings]
+# native_functions.yaml writes `int reduction=at::Reduction::Mean`; the aten schema's default
+# is Mean (1), but torch's Python argument parser reads an int default with atol, which
+# gives 0 for that text: so `torch.kl_div(a, b)`, `torch._C._nn.mse_loss(a, b)` and
+# `torch.ctc_loss(...)` without `reduction` are unreduced (Reduction::None), while
+# `torch.ops.aten.kl_div(a, b)` is the mean (measured on torch 2.13). A binding whose schema
+# has such an argument passes reduction=0 when the call leaves it out; F's functions always
+# pass it.
+_REDUCTION_MEAN: Final = 1
+_REDUCTION_NONE: Final = 0
+
+
 class Binding:
     """How one torch Python function reaches its aten packet.
 
@@ -38,6 +50,7 @@ class Binding:
         "returns",
         "returns_list",
         "returns_out",
+        "unreduced_from",
     )
 
     def __init__(self, name: str, namespace_name: str, packet: OpOverloadPacket) -> None:
@@ -64,8 +77,15 @@ class Binding:
         self.returns_out: type[StructSeq] | None = None
         # torch: a binding returns a Tensor[] result as a tuple (wrap(TensorList)).
         self.returns_list = False
+        # See Note [The reduction default of torch's Python bindings].
+        self.unreduced_from: int | None = None
         for overload_name in packet.overloads():
             schema = getattr(packet, overload_name)._schema
+            for position, argument in enumerate(schema.arguments):
+                if argument.name == "reduction" and not argument.kwarg_only and (
+                    argument.default_value == _REDUCTION_MEAN
+                ):
+                    self.unreduced_from = position
             self.returns_list |= any(str(r.type) == "List[Tensor]" for r in schema.returns)
             outs = tuple(a.name for a in schema.arguments if a.kwarg_only and a.is_write)
             if len(outs) > 1:
@@ -85,6 +105,9 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
     `out=` names each output. Arguments that fit none of torch's signatures raise TypeError,
     as torch's argument parser does.
     """
+    position = binding.unreduced_from
+    if position is not None and len(args) <= position and "reduction" not in kwargs:
+        kwargs = {**kwargs, "reduction": _REDUCTION_NONE}
     if kwargs:
         kwargs = dict(kwargs)
         if "input" in kwargs and "self" not in kwargs:

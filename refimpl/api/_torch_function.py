@@ -461,7 +461,10 @@ def install_on_namespace(namespace: dict[str, Any], torch_module: str) -> list[s
             namespace[name] = overridable(
                 fn,
                 modes_only=qualified in facts.mode_only,
-                python_level=resolved.startswith(("torch.functional.", "torch.nn.functional.")),
+                # torch.functional's functions and torch.nn.functional's own Python ones
+                # (not the bindings F re-exports, such as F.prelu, which is torch.prelu).
+                python_level=resolved.startswith("torch.functional.")
+                or fn.__module__.startswith("refimpl.nn.functional"),
             )
             installed.append(qualified)
     return installed

@@ -1,16 +1,32 @@
-"""The torch.* functions and Tensor methods of scaled_dot_product_attention and multi_head_attention_forward.
+"""The torch.* functions of scaled dot-product attention.
 
-Work in progress (issue 15). Each function and method passes through `api/_call.py`
-(`torch_function`, `method`); one line per name. `AttentionMethods` is a base class of `refimpl.Tensor`.
+Torch: the generated bindings in python_torch_functions.cpp (torch._safe_softmax,
+torch._scaled_dot_product_flash_attention_for_cpu, torch._scaled_dot_product_attention_math,
+torch._fused_sdp_choice). F.scaled_dot_product_attention is torch._C._nn's binding
+(refimpl/_C/_nn.py). Each passes through `api/_call.py`; one line per name.
 """
 
 from __future__ import annotations
 
+from refimpl.api._call import torch_function
+
 # The torch.* names this module adds to `refimpl` (refimpl/__init__.py imports them).
-__all__: list[str] = []
+__all__: list[str] = [
+    "_fused_sdp_choice",
+    "_safe_softmax",
+    "_scaled_dot_product_attention_math",
+    "_scaled_dot_product_flash_attention_for_cpu",
+]
+
+_safe_softmax = torch_function("_safe_softmax")
+_scaled_dot_product_flash_attention_for_cpu = torch_function(
+    "_scaled_dot_product_flash_attention_for_cpu"
+)
+_scaled_dot_product_attention_math = torch_function("_scaled_dot_product_attention_math")
+_fused_sdp_choice = torch_function("_fused_sdp_choice")
 
 
 class AttentionMethods:
-    """The Tensor methods of this family. Torch: torch._C.TensorBase's methods."""
+    """The Tensor methods of this family: none (torch has no Tensor method for attention)."""
 
     __slots__ = ()

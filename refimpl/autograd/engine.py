@@ -144,8 +144,10 @@ def obeys_layout_contract(grad: TensorImpl, variable: TensorImpl) -> bool:
     """Torch: utils::obeys_layout_contract: a dense variable's gradient has its strides (in
     every dim of size > 1); any other variable's gradient is contiguous."""
     if geometry.is_non_overlapping_and_dense(variable._size, variable._stride):
+        # torch: dims of size 1 are free, unless the gradient's stride there is 0 (a view
+        # such as cat's or expand's output).
         return all(
-            n == 1 or g == v
+            g == v if n != 1 else g != 0
             for n, g, v in zip(grad._size, grad._stride, variable._stride, strict=True)
         )
     return geometry.is_contiguous(grad._size, grad._stride)

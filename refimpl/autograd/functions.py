@@ -169,8 +169,11 @@ class NodeSpec:
             )
             for formula in sorted(entry.formulas, key=lambda f: ", ".join(f.inputs))
         )
+        # An unnamed output is declared by its formula name (`result1`), as formulas read it.
         self.non_differentiable_outputs = frozenset(
-            i for i, name in enumerate(self.outputs) if name in entry.non_differentiable_outputs
+            i
+            for i, name in enumerate(self.outputs)
+            if (name or f"result{i}") in entry.non_differentiable_outputs
         )
         self.exposed = exposed
         self.node_class: type[FormulaNode] = node_class(name)

@@ -223,18 +223,42 @@ def _keyset_kernel(op: OpOverload, fuse: Callable[[Kernel], Kernel]) -> Kernel:
 
 # torch: ops whose ADInplaceOrView kernels are written by hand (VariableTypeManual.cpp) and
 # bump no version: detach_ changes no data; resize_ and resize_as_ bump in their kernels,
-# only when the size changes.
-_NO_BUMP: Final = frozenset({"aten::detach_", "aten::resize_", "aten::resize_as_"})
+# only when the size changes. The batch norms that update their running statistics have no
+# ADInplaceOrView kernel at all (measured: the statistics keep their version).
+_NO_BUMP: Final = frozenset(
+    {
+        "aten::detach_",
+        "aten::resize_",
+        "aten::resize_as_",
+        "aten::_native_batch_norm_legit",
+        "aten::_batch_norm_with_update",
+    }
+)
 # torch: views autograd does not differentiate through (as_view with is_bw_differentiable
 # false): their creation does not matter.
 _NOT_DIFFERENTIABLE_VIEWS: Final = frozenset({"aten::detach", "aten::lift_fresh"})
 
 
-def _written(schema: FunctionSchema) -> tuple[tuple[int, ...], tuple[str, ...]]:
+# torch: written arguments that are not returned and keep their version (measured): the
+# noise rrelu_with_noise's kernels fill, which autograd saves for the backward.
+_UNBUMPED: Final[dict[str, frozenset[str]]] = {
+    "aten::rrelu_with_noise": frozenset({"noise"}),
+    "aten::rrelu_with_noise_": frozenset({"noise"}),
+    "aten::rrelu_with_noise.out": frozenset({"noise"}),
+}
+
+
+def _written(
+    schema: FunctionSchema, unbumped: frozenset[str] = frozenset()
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
     positions = tuple(
-        i for i, a in enumerate(schema.arguments) if a.is_write and not a.kwarg_only
+        i
+        for i, a in enumerate(schema.arguments)
+        if a.is_write and not a.kwarg_only and a.name not in unbumped
     )
-    keywords = tuple(a.name for a in schema.arguments if a.is_write and a.kwarg_only)
+    keywords = tuple(
+        a.name for a in schema.arguments if a.is_write and a.kwarg_only and a.name not in unbumped
+    )
     return positions, keywords
 
 
@@ -263,9 +287,10 @@ def register_inplace_or_view_kernels() -> dict[str, str]:
         op = _overload(qualified)
         schema = op._schema
         if schema.is_mutable:
-            if qualified in _NO_BUMP:
+            positions, keywords = _written(schema, _UNBUMPED.get(qualified, frozenset()))
+            if qualified in _NO_BUMP or not (positions or keywords):
                 continue
-            fuse = inplace_kernel(*_written(schema))
+            fuse = inplace_kernel(positions, keywords)
             kinds[qualified] = "inplace"
         elif _is_view(schema) and qualified not in _NOT_DIFFERENTIABLE_VIEWS:
             multiple = any(isinstance(r.type, ListType) for r in schema.returns)

@@ -210,7 +210,8 @@ def norm_backward(
     if order == 1.0:
         return aten.mul.Tensor(aten.sgn.default(self), grad)
     if order == 2.0:
-        ratio = aten.masked_fill.Scalar(
+        # torch: (self / norm).masked_fill_(norm == 0, 0), in place as torch's formula.
+        ratio = aten.masked_fill_.Scalar(
             aten.div.Tensor(self, norm), aten.eq.Scalar(norm, 0), 0
         )
         return aten.mul.Tensor(grad, ratio)
@@ -223,19 +224,19 @@ def norm_backward(
         shared = scale_grad_by_count(grad, mask, dim)
         return aten.mul.Tensor(aten.sgn.default(self), shared)
     if order < 1.0:
-        powered = aten.pow.Tensor_Scalar(aten.abs.default(self), order - 1)
-        powered = aten.masked_fill.Scalar(powered, aten.eq.Scalar(self, 0), 0)
+        powered = aten.pow_.Scalar(aten.abs.default(self), order - 1)
+        powered = aten.masked_fill_.Scalar(powered, aten.eq.Scalar(self, 0), 0)
         self_scaled = aten.mul.Tensor(aten.sgn.default(self), powered)
         scaled = aten.mul.Tensor(self_scaled, grad)
         return aten.mul.Tensor(scaled, aten.pow.Tensor_Scalar(norm, 1 - order))
     if order < 2.0:
-        powered = aten.pow.Tensor_Scalar(aten.abs.default(self), order - 1)
+        powered = aten.pow_.Scalar(aten.abs.default(self), order - 1)
         self_scaled = aten.mul.Tensor(aten.sgn.default(self), powered)
     else:
-        powered = aten.pow.Tensor_Scalar(aten.abs.default(self), order - 2)
+        powered = aten.pow_.Scalar(aten.abs.default(self), order - 2)
         self_scaled = aten.mul.Tensor(self, powered)
     scale_v = aten.div.Tensor(grad, aten.pow.Tensor_Scalar(norm, order - 1))
-    scale_v = aten.masked_fill.Scalar(scale_v, aten.eq.Scalar(norm, 0), 0)
+    scale_v = aten.masked_fill_.Scalar(scale_v, aten.eq.Scalar(norm, 0), 0)
     return aten.mul.Tensor(self_scaled, scale_v)
 
 

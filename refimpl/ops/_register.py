@@ -29,6 +29,9 @@ KernelFn = TypeVar("KernelFn", bound=Callable[..., Any])
 
 _ATEN: Final = namespace("aten")
 _CIA: Final = DispatchKey.CompositeImplicitAutograd
+# The keys a composite that also has a backend kernel in torch (silu_backward) registers it
+# for: the backend kernel runs for those tensors, the composite for the rest.
+_BACKEND_KEYS: Final = frozenset({DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta})
 
 
 class OpBlock:
@@ -51,7 +54,7 @@ class OpBlock:
         positional schema argument positionally, every keyword-only one by name.
         """
         is_cia = key == _CIA
-        if is_cia != self.spec.cia:
+        if is_cia != self.spec.cia and not (self.spec.cia_and_cpu and key in _BACKEND_KEYS):
             # torch: whether an op is CompositeImplicitAutograd decides what autograd and
             # modes see (pytorch-semantics.md §5.4), so refimpl keeps torch's choice.
             what = "a CompositeImplicitAutograd" if is_cia else f"a {key.name}"

@@ -132,7 +132,7 @@ def _split_ties(grad: Tensor, self: Tensor, other: Tensor, loses: Any) -> Tensor
     # torch: at::where(self == other, grad / 2, grad).masked_fill_(<this input loses>, 0)
     half = aten.div.Scalar(grad, 2)
     shared = aten.where.self(aten.eq.Tensor(self, other), half, grad)
-    return aten.masked_fill.Scalar(shared, loses(self, other), 0)
+    return aten.masked_fill_.Scalar(shared, loses(self, other), 0)
 
 
 @EXTREMA["maximum"].derivative("self")

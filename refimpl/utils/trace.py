@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from refimpl._base.keys import SLOT_KEYS, DispatchKey, highest_priority_index
+from refimpl.api._torch_function import TF_TLS, _pop_mode_temporarily
 from refimpl.autograd.engine import ENGINE_OBSERVER
 from refimpl.autograd.graph import Node
 from refimpl.core.tensor import TensorImpl
@@ -85,6 +86,19 @@ _BACKEND_KEYS = frozenset(
 )
 
 
+_FUNCTIONAL = "torch.nn.functional."
+
+
+def _qualified_name(func: Any) -> str:
+    # A function torch's resolve_name does not know (torch._C._nn.cross_entropy_loss, which
+    # F.cross_entropy calls): its module and name, with torch's spelling of the module.
+    module = str(getattr(func, "__module__", "") or "")
+    name = str(getattr(func, "__qualname__", repr(func)))
+    if module.startswith("refimpl"):
+        module = "torch" + module.removeprefix("refimpl")
+    return f"{module}.{name}" if module else name
+
+
 class _Recorder(TorchFunctionMode):
     """Collects the steps: torch functions through the mode, kernels through the dispatch
     observer, nodes through the engine observer."""
@@ -105,9 +119,18 @@ class _Recorder(TorchFunctionMode):
     def __torch_function__(
         self, func: Any, types: Any, args: Any = (), kwargs: Any = None
     ) -> Any:
-        name = resolve_name(func) or str(getattr(func, "__qualname__", repr(func)))
+        name = resolve_name(func) or _qualified_name(func)
         self.open(Step("call", name))
         try:
+            body = getattr(func, "__wrapped__", None)
+            if name.startswith(_FUNCTIONAL) and body is not None:
+                # Note [Functional calls in a trace]: a mode is off while its handler runs, so
+                # a TorchFunctionMode never sees the torch calls F.layer_norm makes. The
+                # functional layer is Python over torch.*, and showing that is what a trace is
+                # for: the function's body (behind its __torch_function__ check) runs with
+                # the recorder on again, so torch.layer_norm shows under F.layer_norm.
+                with self:
+                    return body(*args, **(kwargs or {}))
             return func(*args, **(kwargs or {}))
         finally:
             self.close()
@@ -127,7 +150,13 @@ class _Recorder(TorchFunctionMode):
                 step.backend = _backend_of(args, kwargs)
             self.open(step)
             try:
-                result = original(*args, **kwargs)
+                if TF_TLS.stack and TF_TLS.stack[-1] is self:
+                    # Inside a functional call the recorder is on again (Note [Functional
+                    # calls in a trace]); what a kernel does is not a torch call.
+                    with _pop_mode_temporarily():
+                        result = original(*args, **kwargs)
+                else:
+                    result = original(*args, **kwargs)
             finally:
                 self.close()
             if key in _AUTOGRAD_KEYS:

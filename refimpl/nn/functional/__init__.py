@@ -11,6 +11,8 @@ protocol, as torch's `has_torch_function` checks do.
 
 from __future__ import annotations
 
+import sys
+
 from refimpl.api._torch_function import install_on_namespace as _install_on_namespace
 from refimpl.nn.functional._activation import *
 from refimpl.nn.functional._attention import *
@@ -22,4 +24,22 @@ from refimpl.nn.functional._normalization import *
 from refimpl.nn.functional._pooling import *
 from refimpl.nn.functional._sampling import *
 
+
+def _share_torch_functions(namespace: dict[str, object]) -> None:
+    """Where torch's F function is a torch.* function itself (`F.conv2d is torch.conv2d`,
+    `F.pdist is torch.pdist`), make refimpl's the same object: refimpl's, which the package
+    has already put behind the __torch_function__ protocol (refimpl/__init__.py imports this
+    package last), so a mode is told of it as of torch's, with its types."""
+    top = sys.modules["refimpl"]
+    for name, value in list(namespace.items()):
+        if getattr(value, "__module__", None) == "refimpl" and callable(value):
+            shared = getattr(top, name, None)
+            if shared is not None and getattr(shared, "__wrapped__", None) in (
+                value,
+                getattr(value, "__wrapped__", None),
+            ):
+                namespace[name] = shared
+
+
+_share_torch_functions(globals())
 _install_on_namespace(globals(), "torch.nn.functional")
