@@ -149,12 +149,15 @@ def test_flash_kernel_outputs_and_layouts() -> None:
     """The flash op called directly: the output in query's layout, logsumexp (B, L, H) in
     memory, a row masked throughout gives output 0 and logsumexp 0."""
     generator = torch.Generator().manual_seed(3)
-    q = torch.randn(2, 16, 4, 8, generator=generator).transpose(1, 2)  # (B, H, L, E), permuted
+    stored = torch.randn(2, 16, 4, 8, generator=generator)
+    q = stored.transpose(1, 2)  # (B, H, L, E), permuted in memory
     mask = torch.zeros(16, 16)
     mask[2] = float("-inf")
     theirs = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, q, q, attn_mask=mask)
+    # Permuted in refimpl too (a backend without strided views copies a strided array).
+    ours_q = _to_refimpl(stored).transpose(1, 2)
     ours = refimpl.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(
-        *_to_refimpl([q, q, q]), attn_mask=_to_refimpl(mask)
+        ours_q, ours_q, ours_q, attn_mask=_to_refimpl(mask)
     )
     for mine, torch_out in zip(ours, theirs, strict=True):
         _close(mine, torch_out)
