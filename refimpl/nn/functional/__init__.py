@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from refimpl.api._torch_function import install_on_namespace as _install_on_namespace
+from refimpl.api.tensor import Tensor as Tensor
 from refimpl.nn.functional._activation import *
 from refimpl.nn.functional._attention import *
 from refimpl.nn.functional._convolution import *
@@ -23,6 +24,21 @@ from refimpl.nn.functional._margin import *
 from refimpl.nn.functional._normalization import *
 from refimpl.nn.functional._pooling import *
 from refimpl.nn.functional._sampling import *
+
+# torch.nn.functional's module also holds the protocol's helpers (torch.overrides'), as
+# torch's F functions call them.
+from refimpl.overrides import (
+    handle_torch_function as handle_torch_function,
+)
+from refimpl.overrides import (
+    has_torch_function as has_torch_function,
+)
+from refimpl.overrides import (
+    has_torch_function_unary as has_torch_function_unary,
+)
+from refimpl.overrides import (
+    has_torch_function_variadic as has_torch_function_variadic,
+)
 
 
 def _share_torch_functions(namespace: dict[str, object]) -> None:
