@@ -243,34 +243,8 @@ def _convolution_kernel(
     return result if out is None else same_as_out(result, out)
 
 
-@_convolution.derivative("input", "weight", "bias")
-def _convolution_backward_formula(
-    grad: Tensor,
-    input: Tensor,
-    weight: Tensor,
-    bias_sym_sizes: Ints | None,
-    stride: list[int],
-    padding: list[int],
-    dilation: list[int],
-    transposed: bool,
-    output_padding: list[int],
-    groups: int,
-    grad_input_mask: tuple[bool, ...],
-) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
-    # torch: the same convolution_backward_symint call as convolution's.
-    return aten.convolution_backward.default(  # type: ignore[no-any-return]
-        grad,
-        input,
-        weight,
-        bias_sym_sizes,
-        stride,
-        padding,
-        dilation,
-        transposed,
-        output_padding,
-        groups,
-        list(grad_input_mask),
-    )
+# torch: the same convolution_backward_symint call as convolution's.
+_convolution.derivative("input", "weight", "bias")(convolution_backward_formula)
 
 
 @_convolution_deprecated.decomposition

@@ -26,6 +26,9 @@ from refimpl.ops.nn_normalization_batch import (
 from refimpl.ops.nn_normalization_batch import (
     native_batch_norm_backward_call as _native_batch_norm_backward_call,
 )
+from refimpl.ops.nn_normalization_batch import (
+    native_batch_norm_backward_formula,
+)
 from refimpl.ops.nn_normalization_batch import reserve as _reserve
 
 aten: Final = namespace("aten")
@@ -202,33 +205,10 @@ def _native_batch_norm_legit_functional_kernel(
     )
 
 
-@_native_batch_norm_legit.derivative("input", "weight", "bias")
-def _native_batch_norm_legit_backward_formula(
-    grad: Tensor,
-    input: Tensor,
-    weight: Tensor | None,
-    running_mean: Tensor,
-    running_var: Tensor,
-    result1: Tensor,
-    result2: Tensor,
-    training: bool,
-    eps: float,
-    grad_input_mask: tuple[bool, ...],
-) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
-    # torch: native_batch_norm_backward(grad, input, weight, running_mean, running_var,
-    #   result1, result2, training, eps, grad_input_mask)
-    return _native_batch_norm_backward_call(
-        grad,
-        input,
-        weight,
-        running_mean,
-        running_var,
-        result1,
-        result2,
-        training,
-        eps,
-        grad_input_mask,
-    )
+# torch: _native_batch_norm_legit's entry (and its functional form's) is native_batch_norm's
+# formula: native_batch_norm_backward(grad, input, weight, running_mean, running_var,
+# result1, result2, training, eps, grad_input_mask).
+_native_batch_norm_legit.derivative("input", "weight", "bias")(native_batch_norm_backward_formula)
 
 
 @_native_batch_norm_legit_no_stats.derivative("input", "weight", "bias")
@@ -277,32 +257,9 @@ def _native_batch_norm_legit_no_training_backward_formula(
     )
 
 
-@_native_batch_norm_legit_functional.derivative("input", "weight", "bias")
-def _native_batch_norm_legit_functional_backward_formula(
-    grad: Tensor,
-    input: Tensor,
-    weight: Tensor | None,
-    running_mean: Tensor,
-    running_var: Tensor,
-    result1: Tensor,
-    result2: Tensor,
-    training: bool,
-    eps: float,
-    grad_input_mask: tuple[bool, ...],
-) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
-    # torch: as _native_batch_norm_legit's.
-    return _native_batch_norm_backward_call(
-        grad,
-        input,
-        weight,
-        running_mean,
-        running_var,
-        result1,
-        result2,
-        training,
-        eps,
-        grad_input_mask,
-    )
+_native_batch_norm_legit_functional.derivative("input", "weight", "bias")(
+    native_batch_norm_backward_formula
+)
 
 
 for _name in (
