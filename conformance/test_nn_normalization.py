@@ -160,6 +160,29 @@ def test_layer_norm_matches_torch(dtype: str, affine: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", _FLOATS)
+@pytest.mark.parametrize("affine", ["none", "weight", "bias", "both"])
+def test_layer_norm_rounds_as_torch(dtype: str, affine: str) -> None:
+    """The affine step rounds as torch's kernel: float32 and float64 `(x - mean) * rstd`
+    (so a row of one element normalizes to 0), then one fused multiply-add with the
+    parameters; float16 `x * rstd - mean * rstd` fused in float32 (a small nonzero value for
+    a row of one element). Exact where the statistics are: rows of one element (torch's
+    Welford moments and refimpl's sums may differ in the last bit elsewhere)."""
+    for shape in [(5, 1), (6, 33)]:
+        n = shape[-1]
+        results = []
+        for lib in (torch, refimpl):
+            x = _t(lib, shape, dtype, shift=2.0) * 3
+            w = _t(lib, (n,), dtype) if affine in ("weight", "both") else None
+            b = _t(lib, (n,), dtype, shift=0.5) if affine in ("bias", "both") else None
+            results.append(_array(lib.native_layer_norm(x, [n], w, b, 1e-5)[0]))
+        expected, actual = results
+        if n == 1:
+            np.testing.assert_array_equal(actual, expected)
+        else:
+            np.testing.assert_allclose(actual, expected, rtol=_TOLERANCE[dtype], atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", _FLOATS)
 @pytest.mark.parametrize("layout", ["contiguous", "channels_last", "permuted"])
 def test_group_norm_matches_torch(dtype: str, layout: str) -> None:
     def call(lib: Any) -> Any:

@@ -7,6 +7,7 @@ land in the shared buffer, exactly as in torch.
 from __future__ import annotations
 
 import types
+from collections.abc import Sequence
 from typing import Any
 
 import array_api_compat.numpy as xp_numpy
@@ -86,6 +87,24 @@ class NumpyBackend(StridedViews):
         self.extensions = numpy_extensions()
         self.array_dtypes: dict[DType, Any] = dtype_table(xp_numpy)
         self._by_numpy = {np.dtype(v): k for k, v in self.array_dtypes.items()}
+
+    def as_strided(
+        self, flat: Any, size: Sequence[int], stride: Sequence[int], offset: int
+    ) -> Any:
+        # The ndarray constructor over the storage's buffer: the view stride_tricks.as_strided
+        # makes, in a tenth of its time (it goes through __array_interface__). NumPy checks
+        # the view's extent against a nonempty buffer only; an empty storage takes the
+        # general path.
+        if flat.size and flat.flags.c_contiguous:
+            itemsize = flat.itemsize
+            return np.ndarray(
+                tuple(size),
+                flat.dtype,
+                flat,
+                offset * itemsize,
+                tuple(s * itemsize for s in stride),
+            )
+        return super().as_strided(flat, size, stride, offset)
 
     def flatten(self, array: Any) -> Any:
         # ndarray.ravel is always C-contiguous (a view when it can be, else a copy) and

@@ -102,6 +102,7 @@ def make_result(
 ) -> Any:
     """A new tensor of `shape` and dense `stride` (contiguous by default) on `like`'s device
     holding `values` (logical order, cast to `dtype`); metadata only without values."""
+    contiguous = stride is None
     stride = geometry.contiguous_strides(shape) if stride is None else stride
     storage = like._storage
     backend = storage.backend
@@ -111,9 +112,10 @@ def make_result(
     values = cast_to(xp, values, dtype, backend)
     if tuple(values.shape) != shape:
         values = xp.reshape(values, shape)
-    order = memory_order(stride)
-    if order != list(range(len(shape))):
-        values = xp.permute_dims(values, tuple(order))
+    if not contiguous:
+        order = memory_order(stride)
+        if order != list(range(len(shape))):
+            values = xp.permute_dims(values, tuple(order))
     return tensor_over(values, shape, stride, dtype, storage.device, backend)
 
 

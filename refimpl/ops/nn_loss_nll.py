@@ -136,26 +136,29 @@ def _picked(
     x = xp.reshape(input_array(self, dtype), (-1,))
     t = xp.reshape(input_array(target, int64), (-1,))
     valid = t != ignore_index
-    bad = xp.logical_and(valid, xp.logical_or(t < 0, t >= c))
-    if bool(xp.any(bad)):
-        flags = xp.astype(bad, xp.int8)
+    safe = xp.where(valid, t, 0)
+    count = n * s
+    if count and (int(xp.min(safe)) < 0 or int(xp.max(safe)) >= c):
+        flags = xp.astype(xp.logical_or(safe < 0, safe >= c), xp.int8)
         if last_bad:
-            where = int(t.shape[0]) - 1 - int(xp.argmax(xp.flip(flags)))
+            where = count - 1 - int(xp.argmax(xp.flip(flags)))
         else:
             where = int(xp.argmax(flags))
         raise IndexError(f"Target {int(t[where])} is out of bounds.")
-    safe = xp.where(valid, t, xp.zeros_like(t))
-    count = n * s
-    sample = xp.arange(count, dtype=xp.int64) // s
-    position = xp.arange(count, dtype=xp.int64) % s
-    values = (
-        xp.take(x, (sample * c + safe) * s + position) if count else xp.zeros((0,), dtype=x.dtype)
-    )
-    if weight is None:
-        w = xp.ones_like(values)
+    if count == 0:
+        values = xp.zeros((0,), dtype=x.dtype)
+    elif s == 1:
+        # (sample, class) of an (N, C) input: sample * C + class.
+        values = xp.take(x, xp.arange(0, count * c, c, dtype=xp.int64) + safe)
     else:
-        w = xp.take(input_array(weight, dtype), safe) if count else xp.zeros_like(values)
-    w = xp.where(valid, w, xp.zeros_like(w))
+        # (sample, class, position) of an (N, C, S) input, the targets in (N, S) order.
+        flat = xp.arange(count, dtype=xp.int64)
+        values = xp.take(x, (flat // s * c + safe) * s + flat % s)
+    if weight is None:
+        w = xp.astype(valid, x.dtype)
+    else:
+        picked = xp.take(input_array(weight, dtype), safe) if count else xp.zeros_like(values)
+        w = xp.where(valid, picked, xp.zeros_like(picked))
     return xp, values, w, valid
 
 

@@ -25,6 +25,7 @@ from refimpl.ops import (
 )
 from refimpl.ops._backward import Tensor
 from refimpl.ops._derivative import non_differentiable_outputs
+from refimpl.ops._exact import fma, fma_float32
 from refimpl.ops._nn_normalization_common import (
     check_meta_floating,
     make_result,
@@ -133,17 +134,22 @@ def _layer_norm(
     rows = geometry.numel(size[:axis])
     cols = geometry.numel(size[axis:])
     a = xp.reshape(input_array(input, compute), (rows, cols))
+    w = None if weight is None else xp.reshape(input_array(weight, compute), (1, cols))
+    b = None if bias is None else xp.reshape(input_array(bias, compute), (1, cols))
     if cols == 0:
         # torch: an empty row has mean 0 and a NaN rstd.
         mean = xp.zeros((rows, 1), dtype=a.dtype)
         rstd = xp.full((rows, 1), math.nan, dtype=a.dtype)
+        values = a
     else:
-        mean = xp.mean(a, axis=1, keepdims=True)
-        var = xp.mean((a - mean) ** 2, axis=1, keepdims=True)
-        rstd = 1.0 / xp.sqrt(var + eps)
-    w = None if weight is None else xp.reshape(input_array(weight, compute), (1, cols))
-    b = None if bias is None else xp.reshape(input_array(bias, compute), (1, cols))
-    values = _affine(xp, a, mean, rstd, w, b, compute is float32)
+        # sum / cols: xp.mean's rounding (NumPy's mean divides the sum), without its wrapper.
+        mean = xp.sum(a, axis=1, keepdims=True) / cols
+        centred = a - mean
+        rstd = 1.0 / xp.sqrt(xp.sum(centred * centred, axis=1, keepdims=True) / cols + eps)
+        if compute is input._dtype:
+            values = _affine(xp, centred, rstd, w, b)
+        else:
+            values = _affine_reduced(xp, a, mean, rstd, w, b)
     return (
         make_result(input, values, size, input._dtype),
         make_result(input, mean, stat_shape, stat_dtype),
@@ -151,26 +157,33 @@ def _layer_norm(
     )
 
 
-def _affine(
-    xp: Any, a: Any, mean: Any, rstd: Any, w: Any | None, b: Any | None, fused: bool
+def _fused(xp: Any, a: Any, b: Any, c: Any) -> Any:
+    """`a * b + c` rounded once, as torch's kernels compiled with FMA contraction compute it."""
+    return (fma_float32 if a.dtype == xp.float32 else fma)(xp, a, b, c)
+
+
+def _affine(xp: Any, centred: Any, rstd: Any, w: Any | None, b: Any | None) -> Any:
+    """`(x - mean) * rstd * w + b` as LayerNormKernelImplInternal computes it for float32 and
+    float64: `(x - mean) * rstd` rounded, then the parameters applied with one fused
+    multiply-add (the compiler contracts the scalar loop and the vectorized map3; an absent
+    weight's `* 1` folds away, so a bias alone fuses with rstd)."""
+    if w is None:
+        return centred * rstd if b is None else _fused(xp, centred, rstd, b)
+    normed = centred * rstd
+    # `+ 0.0`: the fused `normed * w + 0` turns a -0 product into +0.
+    return normed * w + 0.0 if b is None else _fused(xp, normed, w, b)
+
+
+def _affine_reduced(
+    xp: Any, a: Any, mean: Any, rstd: Any, w: Any | None, b: Any | None
 ) -> Any:
-    """`((a * rstd) + (-mean * rstd)) * w + b` as LayerNormKernelImplInternal computes it:
-    with fused multiply-adds (Vec::fmadd), emulated for float32 in float64, where the
-    product of two float32 values is exact (a float16 input whose row has one element
-    gives torch's nonzero output so, not 0)."""
-    shift = -mean * rstd
-    if not fused:
-        values = a * rstd + shift
-        if w is not None:
-            values = values * w
+    """`(x * rstd + (-rstd * mean)) * w + b` in float32 as layer_norm_kernel_mixed_type
+    computes a float16/bfloat16 input: two fused multiply-adds, an absent weight 1 and an
+    absent bias 0 (so a row of one element gives a small nonzero result, as torch's, not 0)."""
+    values = _fused(xp, a, rstd, -rstd * mean)
+    if w is None:
         return values if b is None else values + b
-    wide = xp.float64
-    values = xp.astype(xp.astype(a, wide) * xp.astype(rstd, wide) + xp.astype(shift, wide), a.dtype)
-    if w is None and b is None:
-        return values
-    scale = xp.astype(w, wide) if w is not None else 1.0
-    offset = xp.astype(b, wide) if b is not None else 0.0
-    return xp.astype(xp.astype(values, wide) * scale + offset, a.dtype)
+    return values * w + 0.0 if b is None else _fused(xp, values, w, b)
 
 
 @implements(native_layer_norm)

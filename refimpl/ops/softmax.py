@@ -120,6 +120,9 @@ def _forward(
     if log:
         log_total = _rounded(self, xp.log(_rounded(self, total))) if last else xp.log(total)
         values = shifted - log_total
+    elif last and compute_dtype(self._dtype) is self._dtype:
+        # float32/float64, last dim: _vec_softmax_lastdim multiplies by the sum's reciprocal.
+        values = exps * (1.0 / total)
     else:
         values = (exps if last else _rounded(self, exps)) / total
     return finish(self, xp.reshape(values, shape), shape, result_dtype, out)
