@@ -267,3 +267,45 @@ def test_op_log(case: str) -> None:
             OP_LOG_CASES[case](lib, x, i)
         logs.append([op for op in ops if op != "aten.lift_fresh.default"])
     assert logs[1] == logs[0]
+
+
+# --- float16 with a scalar operand: the kernels' float32 reading (IterConfig.reduced_scalar_opmath)
+
+_REDUCED_SCALAR_CASES: dict[str, Callable[[Any, Any], Any]] = {
+    "x * 0.3": lambda lib, x: x * 0.3,
+    "0.3 * x": lambda lib, x: 0.3 * x,
+    "x / 0.3": lambda lib, x: x / 0.3,
+    "0.3 / x": lambda lib, x: 0.3 / x,
+    "x // 0.3": lambda lib, x: x // 0.3,
+    "div trunc": lambda lib, x: lib.div(x, 0.3, rounding_mode="trunc"),
+    "div floor": lambda lib, x: lib.div(x, 0.3, rounding_mode="floor"),
+    "x * 0-dim float32": lambda lib, x: x * lib.tensor(0.3),
+    "x / 0-dim float64": lambda lib, x: x / lib.tensor(0.3, dtype=lib.float64),
+    "x * one-element float16": lambda lib, x: x * lib.tensor([0.3], dtype=lib.float16),
+    "mul_": lambda lib, x: x.clone().mul_(0.3),
+    "div_ out=": lambda lib, x: lib.div(x, 0.7, out=lib.empty(0, dtype=lib.float16)),
+    "x + 0.3 (common dtype)": lambda lib, x: x + 0.3,
+    "add alpha, 25 elements": lambda lib, x: lib.add(x, x.flip(0), alpha=-3.125),
+}
+
+
+@pytest.mark.skipif("float16" not in DTYPES, reason="the backend stores no float16")
+@pytest.mark.parametrize("case", list(_REDUCED_SCALAR_CASES))
+def test_float16_scalar_operand_bit_exact(case: str) -> None:
+    """Every finite float16 value (and 25 of them for add's alpha, see Note [float16 add
+    with alpha]) against torch, bit for bit: mul and the divisions read a scalar second
+    operand in float32 (`x * 0.3` multiplies by 0.3f); add reads it as float16."""
+    # The finite float16 values, as the int16 words holding them.
+    bits = list(range(0, 0x7C00)) + list(range(0x8000 - 0x10000, 0xFC00 - 0x10000))
+    call = _REDUCED_SCALAR_CASES[case]
+    results = []
+    for lib in (torch, refimpl):
+        x = lib.tensor(bits, dtype=lib.int16).view(lib.float16)
+        if case.startswith("add alpha"):
+            x = x[2000:2025]
+        results.append(call(lib, x))
+    expected, actual = results
+    assert str(actual.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    e = expected.view(torch.int16).tolist()
+    a = actual.view(refimpl.int16).tolist()
+    assert a == e

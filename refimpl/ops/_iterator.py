@@ -12,31 +12,24 @@ elementwise ops] in core/layout.py.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from refimpl._base import promotion
 from refimpl._base.device import device
-from refimpl._base.dtypes import DType, bool_
+from refimpl._base.dtypes import DType, bfloat16, bool_, float16, float32
 from refimpl._base.promotion import OperandKind, can_cast, get_default_dtype, result_type_of
-from refimpl._base.scalars import cast_scalar
 from refimpl.core import layout
 from refimpl.core import strides as geometry
-from refimpl.core.backend import Array, Backend
+from refimpl.core.backend import Backend
 from refimpl.core.config import config
 from refimpl.core.tensor import (
     TensorImpl,
-    array_of,
-    backend_dtype,
     meta_token,
-    resize_for_output,
-    result_maker,
-    tensor_over,
-    write_array,
 )
 from refimpl.ops import data
-from refimpl.ops._outputs import format_shape, overlap_status, warn_resize
+from refimpl.ops._outputs import format_shape, overlap_status
 
 Operand = TensorImpl | bool | int | float | complex
 Shape = tuple[int, ...]
@@ -85,6 +78,14 @@ class IterConfig:
     """The functional op allocates its result with empty_like(self) before the iterator
     (torch: _conj_physical), so that result keeps a dense self's exact strides (an empty or
     size-1 dim's included) instead of the iterator's layout."""
+    reduced_scalar_opmath: bool = False
+    """mul and div (true, trunc, floor): where the common dtype is float16 or bfloat16 and the
+    second input is a scalar (one element: a Python number, a 0-dim or a one-element tensor),
+    that input reaches the kernel in float32 converted from its own dtype, not rounded to the
+    common dtype, and the kernel computes in float32 and rounds once (torch: the branch of
+    mul_kernel and the div kernels taken for `iter.is_scalar(2)` on reduced floats, which reads
+    `iter.original_scalar_value<opmath_t>(2)`): float16 `x * 0.3` multiplies by 0.3f, not by
+    float16(0.3)."""
 
 
 class Builder(enum.Enum):
@@ -180,6 +181,9 @@ class Plan:
     targets: tuple[DType, ...] = ()
     """Per input: the dtype its array reaches the kernel in (the common dtype; where's bool
     condition stays bool)."""
+    scalar_opmath: bool = False
+    """The kernel computes in float32 with the second input's original value (see
+    IterConfig.reduced_scalar_opmath)."""
 
 
 # --- errors --------------------------------------------------------------------------------
@@ -357,6 +361,15 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         else common
         for i, v in enumerate(inputs)
     )
+    scalar_opmath = (
+        iter_config.reduced_scalar_opmath
+        and common in (float16, bfloat16)
+        and backend is not None
+        and len(inputs) == 2
+        and (not isinstance(inputs[1], TensorImpl) or geometry.numel(inputs[1]._size) == 1)
+    )
+    if scalar_opmath:
+        targets = (common, float32)
     direct = tuple(
         isinstance(v, TensorImpl) and v._dtype is target and v._storage.backend is backend
         for v, target in zip(inputs, targets, strict=True)
@@ -382,6 +395,7 @@ def _build(iter_config: IterConfig, inputs: Sequence[Operand], out: TensorImpl |
         simple,
         out_temporary,
         targets,
+        scalar_opmath,
     )
 
 
@@ -622,179 +636,3 @@ def _order_of(shape: Shape, stride: Shape) -> Shape | None:
     # The dims fastest first for dense strides (ties: later dims are faster).
     order = tuple(sorted(range(len(shape)), key=lambda d: (stride[d], -d)))
     return None if layout.is_inverted(order) else order
-
-
-# --- running -------------------------------------------------------------------------------
-
-Kernel = Callable[..., Array]
-
-
-def operand_array(value: Operand, dtype: DType, backend: Backend) -> Array:
-    """An operand as an array of `backend` in the computation dtype (not broadcast).
-
-    A Python number (a wrapped number) is cast unchecked, as torch casts it: int8_tensor + 200
-    computes with -56.
-    """
-    xp = backend.xp
-    if isinstance(value, TensorImpl):
-        source = value._storage.backend
-        array = array_of(value)
-        if source is not backend and source is not None:
-            array = data.transfer(array, source, backend)
-        if value._dtype is not dtype:
-            array = data.cast_array(xp, array, value._dtype, dtype, backend)
-        return array
-    return scalar_array(value, dtype, backend)
-
-
-# 0-d arrays of the Python numbers ops meet (`x * 2`), by exact value: a float by its hex
-# form (so -0.0 and 0.0 differ), a complex by its repr. Kernels never write their inputs.
-_SCALAR_ARRAYS: dict[tuple[object, ...], Array] = {}
-
-
-def scalar_array(value: bool | complex, dtype: DType, backend: Backend) -> Array:
-    """A wrapped number as a 0-d array of `dtype`, cast as torch casts it (cached)."""
-    kind = type(value)
-    exact: object = value.hex() if kind is float else (repr(value) if kind is complex else value)  # type: ignore[union-attr]  # a float has hex
-    key = (kind, exact, dtype, backend)
-    found = _SCALAR_ARRAYS.get(key)
-    if found is None:
-        found = backend.xp.asarray(cast_scalar(value, dtype), dtype=backend_dtype(backend, dtype))
-        if len(_SCALAR_ARRAYS) > 1024:
-            _SCALAR_ARRAYS.clear()
-        _SCALAR_ARRAYS[key] = found
-    return found
-
-
-def run(
-    p: Plan,
-    kernel: Kernel,
-    inputs: Sequence[Operand],
-    out: TensorImpl | None,
-    extra: dict[str, Any],
-) -> Any:
-    """Compute `kernel(xp, *arrays, **extra)` and return the result tensor (or `out`).
-
-    The arrays arrive cast to the common dtype and, when the result is not row-major, with
-    their dims permuted into the result's memory order, so the kernel's row-major result is
-    already laid out as torch lays it out (no copy).
-    """
-    backend = p.backend
-    if out is not None and p.resize:
-        warn_resize(out, p.shape)
-        if p.out_temporary:
-            warn_resize(out, p.shape)  # torch resizes the temporary, then `out`
-        resize_for_output(out, p.shape, p.out_stride)
-    if backend is None:
-        if out is not None:
-            return out
-        return tensor_over(None, p.shape, p.out_stride, p.output_dtype, p.device, None)
-    xp = backend.xp
-    arrays = [
-        array_of(v) if direct else operand_array(v, target, backend)  # type: ignore[arg-type]  # direct inputs are tensors
-        for v, direct, target in zip(inputs, p.direct, p.targets, strict=True)
-    ]
-    order = p.order
-    shape = p.shape
-    if order is not None:
-        axes = tuple(reversed(order))
-        arrays = [xp.permute_dims(xp.broadcast_to(a, shape), axes) if a.ndim else a for a in arrays]
-        shape = tuple(shape[d] for d in axes)
-    result = kernel(xp, *arrays, **extra)
-    if tuple(result.shape) != shape:
-        result = xp.broadcast_to(result, shape)
-    if p.output_dtype is not p.kernel_dtype:
-        result = data.cast_array(xp, result, p.kernel_dtype, p.output_dtype, backend)
-    if out is None:
-        return tensor_over(result, p.shape, p.out_stride, p.output_dtype, p.device, backend)
-    if order is not None:
-        result = xp.permute_dims(result, _inverse(axes))
-    write_array(out, result)
-    return out
-
-
-def run_simple(p: Plan, kernel: Kernel, inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
-    """`run` for a simple plan without `out` (see Plan.simple): the kernel's row-major
-    result is the new tensor's storage."""
-    backend = p.backend
-    assert backend is not None  # simple plans have data
-    result = kernel(
-        backend.xp,
-        *[
-            array_of(v) if direct else operand_array(v, target, backend)
-            for v, direct, target in zip(inputs, p.direct, p.targets, strict=True)
-        ],
-        **extra,
-    )
-    if result.shape != p.shape:
-        result = backend.xp.broadcast_to(result, p.shape)
-    return tensor_over(result, p.shape, p.out_stride, p.output_dtype, p.device, backend)
-
-
-Runner = Callable[[Sequence[Any], dict[str, Any]], Any]
-
-
-def simple_runner(p: Plan, kernel: Kernel) -> Runner:
-    """`run_simple` for one simple plan and kernel, with every per-operand decision made.
-
-    A cache of run_simple's answer (see Note [Pointwise fast path]): which operands are read
-    directly and which are converted, and the result's geometry, are fixed by the plan, so
-    the runner only fetches the arrays, calls the kernel and wraps the result.
-    """
-    backend = p.backend
-    assert backend is not None  # simple plans have data
-    xp = backend.xp
-    shape = p.shape
-    make = result_maker(shape, p.out_stride, p.output_dtype, p.device, backend)
-
-    def converter(target: DType) -> Callable[[Any], Array]:
-        return lambda value: operand_array(value, target, backend)
-
-    fetch = [
-        array_of if direct else converter(target)
-        for direct, target in zip(p.direct, p.targets, strict=True)
-    ]
-
-    def finish(result: Array) -> Any:
-        if result.shape != shape:
-            result = xp.broadcast_to(result, shape)
-        return make(result)
-
-    if len(fetch) == 1:
-        (fetch0,) = fetch
-
-        def run_unary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
-            result = kernel(xp, fetch0(inputs[0]), **extra)
-            if result.shape != shape:
-                return finish(result)
-            return make(result)
-
-        return run_unary
-    if len(fetch) == 2:
-        fetch0, fetch1 = fetch
-
-        def run_binary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
-            result = kernel(xp, fetch0(inputs[0]), fetch1(inputs[1]), **extra)
-            if result.shape != shape:
-                return finish(result)
-            return make(result)
-
-        return run_binary
-    if len(fetch) == 3:
-        fetch0, fetch1, fetch2 = fetch
-
-        def run_ternary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
-            result = kernel(xp, fetch0(inputs[0]), fetch1(inputs[1]), fetch2(inputs[2]), **extra)
-            if result.shape != shape:
-                return finish(result)
-            return make(result)
-
-        return run_ternary
-    return lambda inputs, extra: run_simple(p, kernel, inputs, extra)
-
-
-def _inverse(axes: Shape) -> Shape:
-    inverse = [0] * len(axes)
-    for i, a in enumerate(axes):
-        inverse[a] = i
-    return tuple(inverse)

@@ -41,19 +41,8 @@ from refimpl._base.spec import SpecOverload, kernel_dtype_facts, spec_overloads
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.schema import Argument, FunctionSchema, parse_schema
 from refimpl.ops._derivative import derivative
-from refimpl.ops._iterator import (
-    CONFIGS,
-    Builder,
-    IterConfig,
-    Kernel,
-    Plan,
-    Runner,
-    operands_key,
-    plan,
-    run,
-    run_simple,
-    simple_runner,
-)
+from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Plan, operands_key, plan
+from refimpl.ops._iterator_run import Kernel, Runner, run, run_simple, simple_runner
 from refimpl.ops._register import OpBlock, defop, defop_spec
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -78,7 +67,7 @@ ConfigChoice = Callable[[dict[str, Any]], IterConfig]
 # A call without out= whose iterator config is fixed caches, per op, the plan and kernel the
 # general path chose for its operands' metadata (dtype, shape, strides, device, backend; the
 # type of a Python number; the default dtype), and for a simple plan a runner
-# (`_iterator.simple_runner`): run_simple with its per-operand decisions made. A repeated call
+# (`_iterator_run.simple_runner`): run_simple with its per-operand decisions made. A repeated call
 # looks the entry up and goes straight to the runner; errors are never cached, so a failing
 # call fails the same way each time. Prechecks and checks still run on every call (they read
 # argument values). The functional overload's registered kernel enters `functional` directly
@@ -246,7 +235,7 @@ class PointwiseOp:
             raise NotImplementedError(
                 f"\"{self.name}_cpu\" not implemented for '{dtype.scalar_name}'"
             )
-        if self.opmath and dtype in (float16, bfloat16):
+        if (self.opmath or p.scalar_opmath) and dtype in (float16, bfloat16):
             # Wrapped once per kernel, not per call.
             wrapped = self._opmath_kernels.get(kernel)
             if wrapped is None:

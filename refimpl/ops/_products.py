@@ -26,7 +26,7 @@ from refimpl.core.tensor import (
     write_array,
 )
 from refimpl.ops import data
-from refimpl.ops._iterator import scalar_array
+from refimpl.ops._iterator_run import scalar_array
 from refimpl.ops._outputs import warn_resize
 from refimpl.ops._register import OpBlock
 from refimpl.ops.selection import type_meta_name

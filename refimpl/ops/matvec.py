@@ -18,7 +18,7 @@ from refimpl.core.backend import Array, Backend
 from refimpl.core.tensor import TensorImpl, array_of, empty_strided_tensor, write_array
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._backward import Tensor, conj_scalar, maybe_multiply
-from refimpl.ops._iterator import scalar_array
+from refimpl.ops._iterator_run import scalar_array
 from refimpl.ops._products import (
     backend_kernels,
     cast_values,
