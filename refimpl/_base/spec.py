@@ -215,6 +215,16 @@ class AutogradFacts:
     """The overload whose derivatives.yaml entry it uses (`aten::add.Tensor` for add_)."""
     saved: frozenset[str]
     """The `_saved_<name>` attributes torch's node exposes."""
+    exempt: frozenset[str] = frozenset()
+    """The arguments its derivatives.yaml entry gives a formula or marks non_differentiable:
+    torch's kernel refuses any other tensor argument that requires grad."""
+
+
+def _exempt(entry: dict[str, Any]) -> list[str]:
+    # An entry's inputs are keyed as derivatives.yaml writes them: "input, weight, bias" for
+    # one formula of several inputs.
+    names = [name for key in entry["inputs"] for name in key.split(", ")]
+    return names + list(entry.get("non_differentiable") or ())
 
 
 @cache
@@ -230,6 +240,7 @@ def autograd_facts() -> dict[str, AutogradFacts]:
             None if entry is None else entry["node"],
             None if entry is None else entry["formula_of"],
             frozenset(() if entry is None else entry["saved"]),
+            frozenset(() if entry is None else _exempt(entry)),
         )
     return facts
 

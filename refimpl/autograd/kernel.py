@@ -95,11 +95,52 @@ def _outputs(result: Any) -> tuple[Any, ...]:
     return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
-def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> AutogradKernel:
+def refused_arguments(op: OpOverload, exempt: frozenset[str]) -> tuple[tuple[str, int], ...]:
+    """(name, position) of each tensor argument torch's kernel for `op` refuses when it
+    requires grad: those its derivatives.yaml entry neither differentiates nor marks
+    non_differentiable (`exempt`), but `output`, which double-backward entries take without
+    a formula. Keyword-only arguments have position -1. Torch: the check_no_requires_grad
+    calls gen_variable_type.py emits (nll_loss_forward's `weight`)."""
+    refused = []
+    position = 0
+    for argument in op._schema.arguments:
+        here = -1 if argument.kwarg_only else position
+        if not argument.kwarg_only:
+            position += 1
+        tensor_like = argument.type.schema_str().startswith("Tensor")
+        if not tensor_like or argument.is_write or argument.name in exempt:
+            continue
+        if argument.name != "output":
+            refused.append((argument.name, here))
+    return tuple(refused)
+
+
+def _check_no_requires_grad(
+    name: str, refused: tuple[tuple[str, int], ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    """Torch: check_no_requires_grad (torch/csrc/autograd/FunctionsManual.cpp)."""
+    for argument, position in refused:
+        value = args[position] if 0 <= position < len(args) else kwargs.get(argument)
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, TensorImpl) and requires_grad(item):
+                raise RuntimeError(
+                    f"The function '{name}' is not differentiable with respect to argument "
+                    f"'{argument}'. This input cannot have requires_grad True."
+                )
+
+
+def derivative_kernel(
+    op: OpOverload,
+    spec: NodeSpec,
+    inplace: bool,
+    refused: tuple[tuple[str, int], ...] = (),
+) -> AutogradKernel:
     """The Autograd kernel of `op` from its node spec. Torch: a generated VariableType kernel
-    (check_inplace, the node, redispatch to ADInplaceOrView (inplace_or_view.py), then
-    set_history, or rebase_history for an in-place op on a view)."""
+    (check_inplace, check_no_requires_grad for the `refused` arguments, the node, redispatch
+    to ADInplaceOrView (inplace_or_view.py), then set_history, or rebase_history for an
+    in-place op on a view)."""
     first = spec.inputs[0].name if spec.inputs else ""
+    function_name = op._schema.name.partition("::")[2]
     simple_inputs, simple_spans = spec.simple_inputs, spec.simple_spans
     schema_first = op._schema.arguments[0] if op._schema.arguments else None
     alias = None if schema_first is None else schema_first.alias_info
@@ -123,6 +164,8 @@ def derivative_kernel(op: OpOverload, spec: NodeSpec, inplace: bool) -> Autograd
             # torch: check_inplace(self, compute_requires_grad(...)): a view made in no_grad
             # mode requires grad through its base but has no edge of its own.
             check_inplace(args[0], True)
+        if refused:
+            _check_no_requires_grad(function_name, refused, args, kwargs)
         if all(edge is None for edge in edges):
             return redispatch_below(op, keyset, args, kwargs)
         saved: dict[str, Any] = {name: save(args, kwargs) for name, save in spec.always_savers}
@@ -294,7 +337,9 @@ def _overload(qualified: str) -> OpOverload:
 _MANUAL: Final[dict[str, tuple[str, AutogradFacts | None]]] = {
     "aten::copy_": (
         "formula",
-        AutogradFacts("formula", "CopyBackwards", "aten::copy_", frozenset()),
+        AutogradFacts(
+            "formula", "CopyBackwards", "aten::copy_", frozenset(), frozenset(("self", "src"))
+        ),
     ),
     "aten::detach": ("not_differentiable", None),
     "aten::resize_": ("not_differentiable", None),
@@ -323,7 +368,8 @@ def register_autograd_kernels() -> dict[str, str]:
             )
             first = op._schema.arguments[0] if op._schema.arguments else None
             inplace = first is not None and first.is_write and not first.kwarg_only
-            _register(op, derivative_kernel(op, spec, inplace), "derivative")
+            refused = refused_arguments(op, fact.exempt)
+            _register(op, derivative_kernel(op, spec, inplace, refused), "derivative")
             kinds[qualified] = "derivative"
         elif category == "out":
             _register(op, out_kernel(op), "out=")
