@@ -1,7 +1,8 @@
 """Tensor arguments autograd refuses to record: an op's argument without a derivative formula
 that requires grad raises torch's error when the op runs (torch: the check_no_requires_grad
 calls gen_variable_type.py emits; refimpl: autograd/kernel.py refused_arguments), while the
-arguments derivatives.yaml marks non_differentiable, and those with a formula, pass.
+arguments derivatives.yaml marks non_differentiable, and those with a formula, pass. An out=
+form refuses an argument that requires grad only where its functional form differentiates it.
 
 Each case runs the same call in both libraries; the outcome must match: the exception (type
 and message), or the name of the result's grad_fn.
@@ -75,6 +76,23 @@ _CASES: dict[str, Callable[[Any], Any]] = {
         _rg(lib, 1, 2, 4, 8), _rg(lib, 1, 2, 4, 8), _rg(lib, 1, 2, 4, 8), attn_mask=_rg(lib, 4, 4)
     ),
     "copy_ src": lambda lib: lib.zeros(3).copy_(_rg(lib, 3)),
+    # out= forms refuse only the arguments their functional form differentiates.
+    "add out=": lambda lib: lib.add(_rg(lib, 3), 1, out=lib.empty(3)),
+    "mul out=, other": lambda lib: lib.mul(lib.ones(3), _rg(lib, 3), out=lib.empty(3)),
+    "sign out=": lambda lib: lib.sign(_rg(lib, 3), out=lib.empty(3)),
+    "sum out=": lambda lib: lib.sum(_rg(lib, 3), 0, out=lib.empty(())),
+    "cat out=": lambda lib: lib.cat([_rg(lib, 3)], out=lib.empty(3)),
+    "eq out= (no derivative)": lambda lib: lib.eq(
+        _rg(lib, 3), 0.5, out=lib.empty(3, dtype=lib.bool)
+    ),
+    "argmax out=": lambda lib: lib.argmax(_rg(lib, 3), 0, out=lib.empty((), dtype=lib.long)),
+    "histc out=": lambda lib: lib.histc(_rg(lib, 3), out=lib.empty(100)),
+    "bucketize out=": lambda lib: lib.bucketize(
+        _rg(lib, 3), lib.tensor([0.5]), out=lib.empty(3, dtype=lib.long)
+    ),
+    "searchsorted out=": lambda lib: lib.searchsorted(
+        _rg(lib, 2), lib.rand(3), out=lib.empty(3, dtype=lib.long)
+    ),
     "weight, no_grad": lambda lib: _no_grad(lib),
 }
 

@@ -14,6 +14,8 @@ import pytest
 import torch
 
 import refimpl
+from conformance._mode_logs import aten_calls
+from conformance._oracle import outcome
 
 Make = Callable[[Any], Any]
 
@@ -112,7 +114,9 @@ def test_factory_matches_torch(name: str, make: Make) -> None:
     # torch.testing's default float32 tolerances: range factories round differently in the
     # last bit (torch's vectorised arange accumulates in float32).
     np.testing.assert_allclose(
-        np.asarray(act[3], dtype=complex), np.asarray(exp[3], dtype=complex), rtol=1.3e-6,
+        np.asarray(act[3], dtype=complex),
+        np.asarray(exp[3], dtype=complex),
+        rtol=1.3e-6,
         atol=1e-5,
     )
 
@@ -259,7 +263,8 @@ def test_from_numpy_of_strided_arrays_matches_torch(name: str, make: Callable[[]
     assert actual.tolist() == expected.tolist()
     if refimpl.config.backends["cpu"] == "numpy":
         assert (tuple(actual.stride()), actual.storage_offset()) == (
-            tuple(expected.stride()), expected.storage_offset()
+            tuple(expected.stride()),
+            expected.storage_offset(),
         )
 
 
@@ -280,8 +285,10 @@ def test_from_numpy_writes_reach_only_the_array_elements() -> None:
 
 @pytest.mark.parametrize(
     "make",
-    [lambda: np.arange(4.0)[::-1],
-     lambda: np.lib.stride_tricks.as_strided(np.zeros(8, dtype=np.float32), (3,), (6,))],
+    [
+        lambda: np.arange(4.0)[::-1],
+        lambda: np.lib.stride_tricks.as_strided(np.zeros(8, dtype=np.float32), (3,), (6,)),
+    ],
     ids=["negative_stride", "misaligned_stride"],
 )
 def test_from_numpy_stride_errors_match_torch(make: Callable[[], Any]) -> None:
@@ -318,3 +325,67 @@ def test_generator_set_state_errors_match_torch(bad: str) -> None:
         lib.Generator().set_state(value)
 
     assert _raised(call, refimpl) == _raised(call, torch)
+
+
+# --- linspace and logspace as aten ops: overloads, out=, autograd, meta, errors ------------------
+
+_SPACE_CASES: Final[dict[str, Make]] = {
+    "tensor start": lambda lib: lib.linspace(lib.tensor(0.0), 1, 3),
+    "tensor bounds, int": lambda lib: lib.linspace(lib.tensor(0), lib.tensor(4), 3),
+    "scalar start, tensor end": lambda lib: lib.linspace(0, lib.tensor(2.5), 4),
+    "tensor complex start": lambda lib: lib.linspace(lib.tensor(0j), 1, 3),
+    "complex bounds": lambda lib: lib.linspace(0, 1j, 3),
+    "logspace tensors": lambda lib: lib.logspace(lib.tensor(0.0), lib.tensor(2.0), 3, 2.0),
+    "logspace one step": lambda lib: lib.logspace(2, 5, 1, base=3),
+    "out": lambda lib: lib.linspace(0, 1, 3, out=lib.empty(3)),
+    "out resized": lambda lib: lib.linspace(0, 1, 3, out=lib.empty(5)),
+    "out int64": lambda lib: lib.linspace(0, 1, 3, out=lib.empty(3, dtype=lib.int64)),
+    "out, tensor start": lambda lib: lib.logspace(lib.tensor(0.0), 1, 3, out=lib.empty(3)),
+    "out, requires_grad": lambda lib: lib.linspace(0, 1, 3, out=lib.empty(3), requires_grad=True),
+    "requires_grad": lambda lib: lib.linspace(0, 1, 3, requires_grad=True),
+    "start requires grad": lambda lib: lib.linspace(lib.tensor(0.0, requires_grad=True), 1, 3),
+    "meta": lambda lib: lib.linspace(0, 1, 3, device="meta"),
+    "meta start": lambda lib: lib.linspace(lib.tensor(0.0, device="meta"), 1, 3),
+    "bool, one step": lambda lib: lib.linspace(0, 1, 1, dtype=lib.bool),
+    "uint8 from negative": lambda lib: lib.linspace(-3, 3, 4, dtype=lib.uint8),
+    "error: bool": lambda lib: lib.linspace(0, 1, 3, dtype=lib.bool),
+    "error: int8 overflow": lambda lib: lib.linspace(-3, 300, 4, dtype=lib.int8),
+    "error: 1-d start": lambda lib: lib.linspace(lib.tensor([0.0]), 1, 3),
+    "error: 1-d end": lambda lib: lib.logspace(0, lib.tensor([1.0]), 3),
+    "error: both dims": lambda lib: lib.linspace(lib.tensor([0.0]), lib.tensor([[1.0]]), 3),
+    "error: out dtype": lambda lib: lib.linspace(0, 1, 3, out=lib.empty(3), dtype=lib.float64),
+    "error: float steps": lambda lib: lib.linspace(0, 1, 2.5),
+    "error: dtype int": lambda lib: lib.linspace(0, 1, 3, dtype=5),
+    "out, start requires grad": lambda lib: lib.linspace(
+        lib.tensor(0.0, requires_grad=True), 1, 3, out=lib.empty(3)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_SPACE_CASES))
+def test_space_matches_torch(case: str) -> None:
+    """The outcome (the error's type and first line, or the result's dtype, device, shape,
+    values and autograd state) and the aten overloads a TorchDispatchMode sees."""
+    make = _SPACE_CASES[case]
+    expected, expected_error = outcome(lambda lib: aten_calls(lib, lambda: make(lib)), torch)
+    actual, actual_error = outcome(lambda lib: aten_calls(lib, lambda: make(lib)), refimpl)
+    if expected_error is not None:
+        assert actual_error is not None, f"torch raised {expected_error!r}, refimpl did not"
+        assert type(actual_error) is type(expected_error)
+        # refimpl lists the stubs' signatures under the parser's first line.
+        assert str(actual_error).splitlines()[0] == str(expected_error).splitlines()[0]
+        return
+    if actual_error is not None:
+        raise actual_error
+    (expected_calls, expected_result), (actual_calls, actual_result) = expected, actual
+    # torch.tensor's lift_fresh belongs to making the test's inputs.
+    assert [c for c in actual_calls if "lift_fresh" not in c] == [
+        c for c in expected_calls if "lift_fresh" not in c
+    ]
+    assert str(actual_result.dtype).split(".")[-1] == str(expected_result.dtype).split(".")[-1]
+    assert actual_result.device.type == expected_result.device.type
+    assert tuple(actual_result.shape) == tuple(expected_result.shape)
+    assert actual_result.requires_grad == expected_result.requires_grad
+    assert (actual_result.grad_fn is None) == (expected_result.grad_fn is None)
+    if expected_result.device.type != "meta":
+        assert actual_result.tolist() == expected_result.tolist()

@@ -93,9 +93,10 @@ class NumpyBackend(StridedViews):
     ) -> Any:
         # The ndarray constructor over the storage's buffer: the view stride_tricks.as_strided
         # makes, in a tenth of its time (it goes through __array_interface__). NumPy checks
-        # the view's extent against a nonempty buffer only; an empty storage takes the
+        # the view's extent against a nonempty buffer only; an empty storage, and an empty
+        # view (whose offset may lie past the storage's end, as torch allows), take the
         # general path.
-        if flat.size and flat.flags.c_contiguous:
+        if flat.size and flat.flags.c_contiguous and 0 not in size:
             itemsize = flat.itemsize
             return np.ndarray(
                 tuple(size),

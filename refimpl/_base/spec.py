@@ -218,13 +218,19 @@ class AutogradFacts:
     exempt: frozenset[str] = frozenset()
     """The arguments its derivatives.yaml entry gives a formula or marks non_differentiable:
     torch's kernel refuses any other tensor argument that requires grad."""
+    differentiable: frozenset[str] = frozenset()
+    """The arguments its derivatives.yaml entry gives a formula: those its out= form refuses
+    when they require grad."""
+
+
+def _with_formula(entry: dict[str, Any]) -> list[str]:
+    # An entry's inputs are keyed as derivatives.yaml writes them: "input, weight, bias" for
+    # one formula of several inputs.
+    return [name for key in entry["inputs"] for name in key.split(", ")]
 
 
 def _exempt(entry: dict[str, Any]) -> list[str]:
-    # An entry's inputs are keyed as derivatives.yaml writes them: "input, weight, bias" for
-    # one formula of several inputs.
-    names = [name for key in entry["inputs"] for name in key.split(", ")]
-    return names + list(entry.get("non_differentiable") or ())
+    return _with_formula(entry) + list(entry.get("non_differentiable") or ())
 
 
 @cache
@@ -241,6 +247,7 @@ def autograd_facts() -> dict[str, AutogradFacts]:
             None if entry is None else entry["formula_of"],
             frozenset(() if entry is None else entry["saved"]),
             frozenset(() if entry is None else _exempt(entry)),
+            frozenset(() if entry is None else _with_formula(entry)),
         )
     return facts
 

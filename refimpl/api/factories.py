@@ -18,7 +18,7 @@ from refimpl._base.dtypes import DType
 from refimpl._base.promotion import default_complex_dtype, get_default_dtype, promote_types
 from refimpl.api._args import sizes
 from refimpl.api._autograd_methods import set_requires_grad_for_factory
-from refimpl.api._call import torch_function
+from refimpl.api._call import Binding, call_packet, invalid_arguments, torch_function
 from refimpl.core.backend import Array, Backend
 from refimpl.core.config import config
 from refimpl.core.storage import Storage
@@ -29,7 +29,8 @@ from refimpl.core.tensor import (
     from_array,
     make_tensor,
 )
-from refimpl.ops import _ranges, aten, data
+from refimpl.dispatch.tls import AutoDispatchBelowADInplaceOrView
+from refimpl.ops import aten, data
 
 if TYPE_CHECKING:
     from refimpl.api.tensor import Tensor
@@ -225,9 +226,7 @@ def tensor(
     return _finish(lifted, requires_grad)
 
 
-def _new_from_data(
-    data_obj: Any, dtype: DType | None, device: device | str | int | None
-) -> Tensor:
+def _new_from_data(data_obj: Any, dtype: DType | None, device: device | str | int | None) -> Tensor:
     """Torch: internal_new_from_data (torch/csrc/utils/tensor_new.cpp)."""
     dev, backend = _target(device)
     if isinstance(data_obj, TensorImpl):
@@ -604,45 +603,40 @@ def arange(
 
 
 def _space(
-    start: Any,
-    end: Any,
-    steps: int,
-    base: float | None,
+    binding: Binding,
+    args: tuple[Any, ...],
+    out: Tensor | None,
     dtype: DType | None,
+    layout: Any,
     device: device | str | int | None,
     requires_grad: bool,
 ) -> Tensor:
-    # torch: linspace_out / logspace_out: steps checked, a complex argument infers the default
-    # complex dtype, one step is a fill with start's value.
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    start, end = _range_argument(start), _range_argument(end)
-    target = dtype or (
-        default_complex_dtype()
-        if isinstance(start, complex) or isinstance(end, complex)
-        else get_default_dtype()
-    )
-    dev, backend = _target(device)
-    if backend is None:
-        return _finish(empty_tensor((steps,), target, dev, None), requires_grad)
-    if steps <= 1:
-        out = empty_tensor((steps,), target, dev, backend)
-        if steps == 1:
-            value = (
-                start
-                if base is None
-                else (
-                    complex(base) ** complex(start) if target.is_complex else float(base) ** start
-                )
+    """torch.linspace / torch.logspace: the aten overload for the arguments' kinds (0-dim
+    tensors or numbers, ops/ranges.py), or its out= form; torch's argument errors."""
+    if out is not None:
+        if dtype is not None and dtype is not out.dtype:
+            # torch: check_out_type_matches in the Python binding.
+            raise RuntimeError(
+                f"dtype {dtype.scalar_name} does not match dtype of out parameter "
+                f"({out.dtype.scalar_name})"
             )
-            data.fill_(out, value)
-            out._version_counter.version = 0
-        return _finish(out, requires_grad)
-    if base is None:
-        array = _ranges.linspace_array(backend, start, end, steps, target)
-    else:
-        array = _ranges.logspace_array(backend, start, end, steps, base, target)
-    return _finish(_wrap(array, target, dev, backend), requires_grad)
+        result: Tensor = call_packet(binding, args, {"out": out})
+        return _finish(result, requires_grad)
+    given = (("dtype", dtype), ("layout", layout), ("device", device))
+    kwargs = {name: value for name, value in given if value is not None}
+    if dtype is not None and not isinstance(dtype, DType):
+        raise invalid_arguments(binding, args, kwargs)
+    if "device" in kwargs and isinstance(kwargs["device"], (str, int)):
+        kwargs["device"] = as_device(kwargs["device"])
+    # torch: the factory functions of the Python bindings (torch::linspace in
+    # variable_factories.h) run below autograd; the result only takes `requires_grad`.
+    with AutoDispatchBelowADInplaceOrView():
+        result = call_packet(binding, args, kwargs)
+    return _finish(result, requires_grad)
+
+
+_LINSPACE = Binding("linspace", "torch", aten.linspace)
+_LOGSPACE = Binding("logspace", "torch", aten.logspace)
 
 
 def linspace(
@@ -656,12 +650,13 @@ def linspace(
     device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """`steps` evenly spaced values from `start` to `end` inclusive. Torch: torch.linspace.
+    """`steps` evenly spaced values from `start` to `end` inclusive. Torch: torch.linspace
+    (aten.linspace and its Tensor overloads for 0-dim tensor bounds; ops/ranges.py).
 
     torch: the CPU kernel computes the first half forwards from `start` and the second half
-    backwards from `end` (see api/_ranges.py).
+    backwards from `end` (see ops/_ranges.py).
     """
-    return _space(start, end, steps, None, dtype, device, requires_grad)
+    return _space(_LINSPACE, (start, end, steps), out, dtype, layout, device, requires_grad)
 
 
 def logspace(
@@ -676,8 +671,9 @@ def logspace(
     device: device | str | int | None = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """`base ** linspace(start, end, steps)`. Torch: torch.logspace."""
-    return _space(start, end, steps, base, dtype, device, requires_grad)
+    """`base ** linspace(start, end, steps)`. Torch: torch.logspace (aten.logspace and its
+    Tensor overloads; ops/ranges.py)."""
+    return _space(_LOGSPACE, (start, end, steps, base), out, dtype, layout, device, requires_grad)
 
 
 # --- *_like ----------------------------------------------------------------------------------

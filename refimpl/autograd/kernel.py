@@ -276,12 +276,19 @@ def not_implemented_fallback(
     return result
 
 
-def out_kernel(op: OpOverload) -> AutogradKernel:
-    """Torch: the generated kernel of an out= overload refuses inputs that require grad."""
+def out_kernel(op: OpOverload, differentiable_arguments: frozenset[str]) -> AutogradKernel:
+    """Torch: the generated kernel of an out= overload refuses a call where an argument its
+    functional form differentiates requires grad (`torch.add(x, 1, out=o)`), and runs any
+    other (`torch.eq(x, 0.5, out=o)`: eq has no derivative)."""
     name = op.name().partition("::")[2].partition(".")[0]
+    checked = tuple(
+        (argument.name, -1 if argument.kwarg_only else position)
+        for position, argument in enumerate(op._schema.arguments)
+        if argument.name in differentiable_arguments and not argument.is_write
+    )
 
     def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        if grad_enabled() and _any_requires_grad(args, kwargs):
+        if checked and grad_enabled() and _any_requires_grad(checked, args, kwargs):
             raise RuntimeError(
                 f"{name}(): functions with out=... arguments don't support automatic "
                 "differentiation, but one of the arguments requires grad."
@@ -289,6 +296,34 @@ def out_kernel(op: OpOverload) -> AutogradKernel:
         return redispatch_below(op, keyset, args, kwargs)
 
     return kernel
+
+
+_FACTORY_OPTIONS: Final = frozenset(("dtype", "layout", "device", "pin_memory"))
+
+
+def _functional_of(op: OpOverload) -> str | None:
+    """The qualified functional overload of an out= overload: the one of its packet with the
+    same arguments but the outputs (`aten::add.Tensor` for `aten::add.out`)."""
+
+    def inputs(schema: Any) -> list[tuple[str, str]]:
+        # The factory options of a functional form have no place in its out= form.
+        return [
+            (a.name, a.type.schema_str())
+            for a in schema.arguments
+            if not (a.kwarg_only and (a.is_write or a.name in _FACTORY_OPTIONS))
+        ]
+
+    wanted = inputs(op._schema)
+    packet_name = op._schema.name.partition("::")[2]
+    packet = getattr(aten, packet_name)
+    for overload in packet.overloads():
+        candidate = getattr(packet, overload)
+        schema = candidate._schema
+        if candidate is op or any(a.is_write and a.kwarg_only for a in schema.arguments):
+            continue
+        if inputs(schema) == wanted:
+            return str(candidate.name())
+    return None
 
 
 def passthrough_kernel(op: OpOverload) -> AutogradKernel:
@@ -300,8 +335,12 @@ def passthrough_kernel(op: OpOverload) -> AutogradKernel:
     return kernel
 
 
-def _any_requires_grad(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    for value in (*args, *kwargs.values()):
+def _any_requires_grad(
+    checked: tuple[tuple[str, int], ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> bool:
+    # `checked`: (name, position) of the arguments to look at; position -1: keyword-only.
+    for name, position in checked:
+        value = args[position] if 0 <= position < len(args) else kwargs.get(name)
         for item in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(item, TensorImpl) and requires_grad(item):
                 return True
@@ -372,8 +411,20 @@ def register_autograd_kernels() -> dict[str, str]:
             _register(op, derivative_kernel(op, spec, inplace, refused), "derivative")
             kinds[qualified] = "derivative"
         elif category == "out":
-            _register(op, out_kernel(op), "out=")
-            kinds[qualified] = "out"
+            # torch: an out= overload's kernel is its functional form's: a derivative refuses
+            # arguments that require grad, none records nothing, and without an entry the
+            # not-implemented fallback records NotImplemented (linspace.Tensor_Scalar_out).
+            functional = _functional_of(op)
+            functional_fact = None if functional is None else facts.get(functional)
+            functional_kind = None if functional_fact is None else functional_fact.category
+            if functional_fact is not None and functional_kind == "formula":
+                _register(op, out_kernel(op, functional_fact.differentiable), "out=")
+                kinds[qualified] = "out"
+            elif functional_kind in ("not_differentiable", "composite_implicit", "manual"):
+                _register(op, passthrough_kernel(op), "out= of a non-differentiable op")
+                kinds[qualified] = "not_differentiable"
+            else:
+                kinds[qualified] = "fallback"
         elif category == "not_differentiable":
             _register(op, passthrough_kernel(op), "not differentiable")
             kinds[qualified] = "not_differentiable"

@@ -9,21 +9,29 @@ otherwise). The values follow torch's CPU kernel (ops/_ranges.py, Note [Range ro
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Final
 
 from refimpl._base import dtypes as dt
 from refimpl._base.device import device
 from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
-from refimpl._base.promotion import get_default_dtype
+from refimpl._base.promotion import default_complex_dtype, get_default_dtype
 from refimpl._base.scalars import Scalar
 from refimpl.core import strides as geometry
 from refimpl.core.config import config
-from refimpl.core.tensor import TensorImpl, resize_for_output, tensor_over, write_array
-from refimpl.ops import _ranges
+from refimpl.core.tensor import (
+    TensorImpl,
+    empty_tensor,
+    resize_for_output,
+    tensor_over,
+    write_array,
+)
+from refimpl.dispatch.overloads import namespace
+from refimpl.ops import _ranges, data
 from refimpl.ops._register import defop
 
 CEA = DispatchKey.CompositeExplicitAutograd
+aten: Final = namespace("aten")
 _CPU = device("cpu")
 
 
@@ -143,3 +151,170 @@ arange_start_out = defop(
 @arange_start_out.kernel(CEA)
 def arange_start_out_kernel(start: Scalar, end: Scalar, step: Scalar, *, out: TensorImpl) -> Any:
     return _arange_out(start, end, step, out)
+
+
+# --- linspace, logspace ----------------------------------------------------------------------
+# torch: linspace and logspace in TensorFactories.cpp (CompositeExplicitAutograd: the dtype,
+# then empty + the out= kernel), linspace_out / logspace_out in RangeFactories.cpp (the CPU
+# kernels: steps checked, `out` resized without a warning, one step a fill), and the Tensor
+# overloads, which take 0-dim tensors' values (Tensor.item()) and call the Scalar ones.
+
+
+def _space_dtype(start: Scalar, end: Scalar, dtype: DType | None) -> DType:
+    # torch: a complex start or end infers the default complex dtype, else the default dtype.
+    if dtype is not None:
+        return dtype
+    if isinstance(start, complex) or isinstance(end, complex):
+        return default_complex_dtype()
+    return get_default_dtype()
+
+
+def _space_out(
+    name: str, start: Scalar, end: Scalar, steps: int, base: float | None, out: TensorImpl
+) -> Any:
+    """Torch: linspace_out / logspace_out (`base` None for linspace)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if geometry.numel(out._size) != steps:
+        resize_for_output(out, (steps,), (1,))
+    backend = out._storage.backend
+    if backend is None or steps == 0:
+        return out
+    if steps == 1:
+        if base is None:
+            value: Scalar = start
+        elif out._dtype.is_complex:
+            value = complex(base) ** complex(start)
+        else:
+            value = float(base) ** float(start)  # type: ignore[arg-type]  # a real start
+        data.fill_(out, value)
+        return out
+    if base is None:
+        array = _ranges.linspace_array(backend, start, end, steps, out._dtype)
+    else:
+        array = _ranges.logspace_array(backend, start, end, steps, base, out._dtype)
+    write_array(out, array)
+    return out
+
+
+def _space(
+    name: str,
+    start: Scalar,
+    end: Scalar,
+    steps: int,
+    base: float | None,
+    dtype: DType | None,
+    dev: device | None,
+) -> Any:
+    """Torch: linspace / logspace: steps checked, then empty((steps,)) and the out= kernel."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    target = _space_dtype(start, end, dtype)
+    where = _CPU if dev is None else dev
+    backend = None if where.type == "meta" else config.backends.resolve(where.type)
+    result = tensor_over(None, (steps,), (1,), target, where, None)
+    if backend is not None:
+        result = empty_tensor((steps,), target, where, backend)
+    _space_out(name, start, end, steps, base, result)
+    result._version_counter.version = 0  # a fresh factory result: the fill is below autograd
+    return result
+
+
+def _values(name: str, start: Any, end: Any) -> tuple[Scalar, Scalar]:
+    """The Scalar values of a Tensor overload's 0-dim `start` and/or `end`, with torch's check
+    (which names the arguments that are tensors)."""
+    tensors = [
+        (label, t) for label, t in (("start", start), ("end", end)) if isinstance(t, TensorImpl)
+    ]
+    if any(len(t._size) != 0 for _, t in tensors):
+        got = " and ".join(f"{label} with {len(t._size)} dimension(s)" for label, t in tensors)
+        raise RuntimeError(
+            f"{name} only supports 0-dimensional start and end tensors, but got {got}."
+        )
+    # torch: Tensor.item(), through the dispatcher.
+    return (
+        aten.item.default(start) if isinstance(start, TensorImpl) else start,
+        aten.item.default(end) if isinstance(end, TensorImpl) else end,
+    )
+
+
+def _meta_space(
+    start: Any, end: Any, steps: int, dtype: DType | None, out: TensorImpl | None
+) -> Any:
+    """linspace / logspace with a meta start or end, whose value is unknown. Torch: the
+    meta_linspace_logspace registration in torch/_meta_registrations.py (its dims message,
+    linspace's for both ops; only Python complex numbers infer a complex dtype)."""
+    if any(isinstance(t, TensorImpl) and len(t._size) != 0 for t in (start, end)):
+        raise RuntimeError("linspace only supports 0-dimensional start and end tensors")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if out is not None:
+        if geometry.numel(out._size) != steps:
+            resize_for_output(out, (steps,), (1,))
+        return out
+    target = _space_dtype(start, end, dtype)
+    return tensor_over(None, (steps,), (1,), target, device("meta"), None)
+
+
+# The overloads of linspace and logspace: which of start and end are 0-dim tensors.
+_SPACE_OVERLOADS: Final = {
+    "": ("Scalar start", "Scalar end"),
+    "Tensor_Tensor": ("Tensor start", "Tensor end"),
+    "Tensor_Scalar": ("Tensor start", "Scalar end"),
+    "Scalar_Tensor": ("Scalar start", "Tensor end"),
+}
+_OPTIONS: Final = (
+    "*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+)
+
+
+def _space_kernels(name: str, overload: str, logarithmic: bool) -> None:
+    """Register `name.overload` and its out= form (linspace without `base`)."""
+    start_type, end_type = _SPACE_OVERLOADS[overload]
+    parameters = f"{start_type}, {end_type}, int steps" + (
+        ", float base=10." if logarithmic else ""
+    )
+    dotted = f".{overload}" if overload else ""
+    out_name = f".{overload}_out" if overload else ".out"
+    functional = defop(f"{name}{dotted}({parameters}, {_OPTIONS}) -> Tensor")
+    out_form = defop(f"{name}{out_name}({parameters}, *, Tensor(a!) out) -> Tensor(a!)")
+
+    def values(start: Any, end: Any) -> tuple[Scalar, Scalar]:
+        return _values(name, start, end) if overload else (start, end)
+
+    def on_meta(start: Any, end: Any) -> bool:
+        return any(isinstance(t, TensorImpl) and t._storage.backend is None for t in (start, end))
+
+    @functional.kernel(CEA)
+    def functional_kernel(
+        start: Any,
+        end: Any,
+        steps: int,
+        base: float | None = None,
+        *,
+        dtype: DType | None,
+        layout: Any,
+        device: device | None,
+        pin_memory: Any,
+    ) -> Any:
+        if on_meta(start, end):
+            return _meta_space(start, end, steps, dtype, None)
+        first, last = values(start, end)
+        return _space(name, first, last, steps, base, dtype, device)
+
+    @out_form.kernel(CEA)
+    def out_kernel(
+        start: Any, end: Any, steps: int, base: float | None = None, *, out: TensorImpl
+    ) -> Any:
+        if on_meta(start, end):
+            return _meta_space(start, end, steps, None, out)
+        first, last = values(start, end)
+        return _space_out(name, first, last, steps, base, out)
+
+    functional_kernel.__name__ = f"{name}{overload and '_' + overload}_kernel"
+    out_kernel.__name__ = f"{name}{overload and '_' + overload}_out_kernel"
+
+
+for _overload in _SPACE_OVERLOADS:
+    _space_kernels("linspace", _overload, logarithmic=False)
+    _space_kernels("logspace", _overload, logarithmic=True)
