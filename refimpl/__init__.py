@@ -268,6 +268,7 @@ from refimpl.api.functions import (
     xlogy,
     zero_,
 )
+from refimpl.api.functions_inplace import *
 from refimpl.api.indexing_ops import *
 from refimpl.api.joins import *
 from refimpl.api.linalg_norms import *

@@ -224,6 +224,25 @@ def _tensor_method_seen(name: str) -> bool:
     return False
 
 
+def _unlisted_bindings() -> list[str]:
+    """torch.* bindings the overridable table leaves out by their name alone: torch.overrides'
+    get_overridable_functions skips names that start or end with an underscore (torch.exp_,
+    torch._softmax), though torch's argument parser hands these calls to handlers and modes
+    as any other's. The ignored functions stay out."""
+    ignored = {id(f) for f in get_ignored_functions()}
+    found = []
+    for attr in dir(torch._C._VariableFunctions):
+        if attr.startswith("__") or not (attr.startswith("_") or attr.endswith("_")):
+            continue
+        function = getattr(torch, attr, None)
+        if function is None or id(function) in ignored:
+            continue
+        if function is not getattr(torch._C._VariableFunctions, attr):
+            continue  # torch/__init__.py rebinds the name to something else
+        found.append(f"torch.{attr}")
+    return sorted(found)
+
+
 def main() -> None:
     overridable = _overridable_names()
     facts = {
@@ -234,6 +253,7 @@ def main() -> None:
         "overridable": overridable,
         "ignored": _names(get_ignored_functions()),
         "mode_only": _mode_only(),
+        "unlisted": _unlisted_bindings(),
         "resolved_as": _resolved_as(overridable),
     }
     OUT.write_text(json.dumps(facts, indent=1, sort_keys=False) + "\n")

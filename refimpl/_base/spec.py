@@ -283,7 +283,8 @@ def torch_function_facts() -> TorchFunctionFacts:
     return TorchFunctionFacts(
         {k: (v["name"], v["types"] == ["Tensor"]) for k, v in document["operators"].items()},
         frozenset(document["python_level"]) | frozenset(document["noargs_methods"]),
-        tuple(document["overridable"]),
+        # The bindings torch's table leaves out by name behave as the overridable ones.
+        tuple(document["overridable"]) + tuple(document.get("unlisted", ())),
         frozenset(document["ignored"]),
         frozenset(document["mode_only"]),
         dict(document["resolved_as"]),
