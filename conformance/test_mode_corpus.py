@@ -70,14 +70,6 @@ _ACCUMULATE = (
 
 # (program, requires_grad, "function" or "dispatch") -> why refimpl's log differs from torch's.
 DIFFERS: Final[dict[tuple[str, bool, str], str]] = {
-    **{
-        ("factories", grad, "dispatch"): (
-            "refimpl.linspace computes its values in the API (api/factories.py _space): no "
-            "aten.linspace kernel is registered, so a dispatch mode does not see "
-            "aten.linspace.default"
-        )
-        for grad in (False, True)
-    },
     **{("fresh_leaf", grad, "dispatch"): _ACCUMULATE for grad in (False, True)},
     ("backward_reductions", True, "dispatch"): f"{_STD}; {_PROD}",
     ("backward_indexing", True, "dispatch"): f"{_INDEX}; {_PROD}",
