@@ -1,7 +1,7 @@
 """torch.* bindings that torch's overridable table leaves out by name (in-place forms such as
 `torch.exp_`, underscore ops such as `torch._softmax`): refimpl has them (api/functions_inplace.py),
 they write and return as torch's, and a TorchFunctionMode and a TorchDispatchMode see the same
-calls.
+calls; and the metadata queries (torch.is_complex, is_nonzero, numel, ...).
 """
 
 from __future__ import annotations
@@ -53,6 +53,46 @@ _CALLS: Final[dict[str, Call]] = {
     "_conj_physical": lambda lib: lib._conj_physical(_x(lib)),
     "_linalg_det": lambda lib: lib._linalg_det(_x(lib)[:, :2]),
 }
+
+# The metadata queries (api/tensor_queries.py): their values, errors and the calls a mode sees.
+_QUERIES: Final[dict[str, Call]] = {
+    "is_complex": lambda lib: lib.is_complex(lib.tensor([1j])),
+    "is_floating_point": lambda lib: lib.is_floating_point(lib.tensor([1])),
+    "is_signed uint8": lambda lib: lib.is_signed(lib.ones(1, dtype=lib.uint8)),
+    "is_signed int8": lambda lib: lib.ones(1, dtype=lib.int8).is_signed(),
+    "is_signed bool": lambda lib: lib.ones(1, dtype=lib.bool).is_signed(),
+    "is_nonzero": lambda lib: lib.is_nonzero(lib.tensor([0.0])),
+    "is_nonzero complex": lambda lib: lib.tensor(1j).is_nonzero(),
+    "is_nonzero nan": lambda lib: lib.is_nonzero(lib.tensor(float("nan"))),
+    "is_nonzero empty": lambda lib: lib.is_nonzero(lib.tensor([])),
+    "is_nonzero two": lambda lib: lib.is_nonzero(lib.tensor([1, 2])),
+    "is_nonzero meta": lambda lib: lib.is_nonzero(lib.ones(1, device="meta")),
+    "is_same_size": lambda lib: lib.is_same_size(lib.ones(2, 3), lib.ones(2, 3)),
+    "is_same_size method": lambda lib: lib.ones(2).is_same_size(lib.ones(3)),
+    "is_same_size meta": lambda lib: lib.is_same_size(lib.ones(2, device="meta"), lib.ones(2)),
+    "numel": lambda lib: lib.numel(lib.ones(2, 3)),
+    "get_device": lambda lib: lib.get_device(lib.ones(2)),
+    "is_inference": lambda lib: lib.is_inference(lib.ones(2)),
+    "error: is_complex(int)": lambda lib: lib.is_complex(1),
+    "error: is_same_size(t, int)": lambda lib: lib.is_same_size(lib.ones(2), 3),
+}
+
+
+@pytest.mark.parametrize("case", list(_QUERIES))
+def test_query_matches_torch(case: str) -> None:
+    make = _QUERIES[case]
+    expected, expected_error = outcome(lambda lib: aten_calls(lib, lambda: make(lib)), torch)
+    actual, actual_error = outcome(lambda lib: aten_calls(lib, lambda: make(lib)), refimpl)
+    if expected_error is not None:
+        assert actual_error is not None, f"torch raised {expected_error!r}, refimpl did not"
+        assert (type(actual_error), str(actual_error)) == (
+            type(expected_error),
+            str(expected_error),
+        )
+        return
+    if actual_error is not None:
+        raise actual_error
+    assert actual == expected
 
 
 def _same(expected: Any, actual: Any) -> None:

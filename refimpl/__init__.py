@@ -309,6 +309,7 @@ from refimpl.api.sorting import *
 from refimpl.api.spectral import *
 from refimpl.api.statistics import *
 from refimpl.api.tensor import Tensor
+from refimpl.api.tensor_queries import *
 from refimpl.autograd.grad_mode import (
     enable_grad,
     inference_mode,

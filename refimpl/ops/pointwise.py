@@ -308,3 +308,62 @@ def item_decomposition(self: TensorImpl) -> Any:
     if n != 1:
         raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
     return aten._local_scalar_dense.default(self)
+
+
+# --- is_nonzero, is_same_size ----------------------------------------------------------------
+
+is_nonzero = defop("is_nonzero(Tensor self) -> bool")
+
+
+@is_nonzero.decomposition
+def is_nonzero_decomposition(self: TensorImpl) -> bool:
+    """Whether a one-element tensor's value is nonzero. Torch: is_nonzero in
+    TensorProperties.cpp (the element count checks, then item(): a complex value counts
+    when either part is nonzero, NaN counts)."""
+    n = self.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(aten.item.default(self))
+
+
+is_same_size = defop("is_same_size(Tensor self, Tensor other) -> bool")
+
+
+@is_same_size.kernel(CEA)
+def is_same_size_kernel(self: TensorImpl, other: TensorImpl) -> bool:
+    """Whether two tensors have the same shape. Torch: is_same_size in
+    TensorProperties.cpp (CompositeExplicitAutograd)."""
+    return self._size == other._size
+
+
+# --- is_complex, is_floating_point, is_signed, is_inference, numel, get_device -----------------
+# torch: CompositeImplicitAutograd ops over the tensor's metadata (TensorProperties.cpp and
+# the TensorBase methods they call); torch's Python bindings of these names read the
+# metadata without dispatching, and so do refimpl's Tensor methods.
+
+_QUERIES: Final = {
+    "is_complex(Tensor self) -> bool": lambda t: t._dtype.is_complex,
+    "is_floating_point(Tensor self) -> bool": lambda t: t._dtype.is_floating_point,
+    "is_signed(Tensor self) -> bool": lambda t: t._dtype.is_signed,
+    "numel(Tensor self) -> int": lambda t: t.numel(),
+    # -1 for CPU and meta tensors, which have no device index.
+    "get_device(Tensor self) -> int": lambda t: (
+        -1 if t._storage.device.type in ("cpu", "meta") else (t._storage.device.index or 0)
+    ),
+}
+
+
+def _query(schema: str, read: Any) -> None:
+    op = defop(schema)
+
+    @op.decomposition
+    def query_decomposition(self: TensorImpl) -> Any:
+        return read(self)
+
+    query_decomposition.__name__ = f"{schema.partition('(')[0]}_decomposition"
+
+
+for _schema, _read in _QUERIES.items():
+    _query(_schema, _read)
