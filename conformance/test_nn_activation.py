@@ -574,3 +574,28 @@ def test_random_streams_match_torch(name: str, call: Callable[[Any], Any]) -> No
         return call(lib)
 
     _check(seeded)
+
+
+# --- the frame a deprecation warning blames: the caller of the F function, as torch's ------------
+
+_WARNING_CALLS: dict[str, Any] = {
+    "softmax implicit dim": lambda F, lib: F.softmax(lib.ones(2, 3)),
+    "softmin implicit dim": lambda F, lib: F.softmin(lib.ones(2, 3)),
+    "log_softmax implicit dim": lambda F, lib: F.log_softmax(lib.ones(2, 3)),
+    "gumbel_softmax eps": lambda F, lib: F.gumbel_softmax(lib.ones(2, 3), eps=1e-3),
+    "dropout2d 2-d input": lambda F, lib: F.dropout2d(lib.ones(2, 3), training=False),
+    "dropout2d 3-d input": lambda F, lib: F.dropout2d(lib.ones(2, 3, 4), training=False),
+    "dropout3d 3-d input": lambda F, lib: F.dropout3d(lib.ones(2, 3, 4), training=False),
+}
+
+
+@pytest.mark.parametrize("case", list(_WARNING_CALLS))
+def test_warning_blames_the_caller(case: str) -> None:
+    """torch's warnings point at the line that called the F function; refimpl's F functions
+    sit behind a __torch_function__ wrapper, one frame more, which their stacklevels count."""
+    for F, lib in ((torch.nn.functional, torch), (refimpl.nn.functional, refimpl)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _WARNING_CALLS[case](F, lib)
+        assert caught, f"{lib.__name__} did not warn"
+        assert [w.filename for w in caught] == [__file__] * len(caught), lib.__name__

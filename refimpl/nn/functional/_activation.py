@@ -259,7 +259,9 @@ def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     warnings.warn(
         f"Implicit dimension choice for {name} has been deprecated. "
         "Change the call to include dim=X as an argument.",
-        stacklevel=stacklevel,
+        # torch's `_stacklevel` counts from here to the caller; the __torch_function__
+        # wrapper of the F function is one frame more.
+        stacklevel=stacklevel + 1,
     )
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -294,7 +296,8 @@ def gumbel_softmax(
     Torch: F.gumbel_softmax: the noise is -log of exponential_() draws on an empty_like.
     """
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        # torch's stacklevel=2, plus the __torch_function__ wrapper's frame.
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=3)
     gumbels = -_factories.empty_like(logits, memory_format=contiguous_format).exponential_().log()
     gumbels = (logits + gumbels) / tau
     y_soft = gumbels.softmax(dim)
@@ -386,7 +389,7 @@ def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
             "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
             "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs)."
         )
-        warnings.warn(warn_msg, stacklevel=2)
+        warnings.warn(warn_msg, stacklevel=3)  # torch's 2, plus the wrapper's frame
     if inp_dim == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
@@ -394,7 +397,7 @@ def dropout2d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
             "is the channel dim. This behavior will change in a future release to interpret the "
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
             "channel-wise dropout behavior, please switch to using dropout1d instead.",
-            stacklevel=2,
+            stacklevel=3,  # torch's 2, plus the __torch_function__ wrapper's frame
         )
     return _feature_dropout(input, p, training, inplace)
 
@@ -411,7 +414,7 @@ def dropout3d(input: Any, p: float = 0.5, training: bool = True, inplace: bool =
             "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
             "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs)."
         )
-        warnings.warn(warn_msg, stacklevel=2)
+        warnings.warn(warn_msg, stacklevel=3)  # torch's 2, plus the wrapper's frame
     if inp_dim == 5:
         return _feature_dropout(input, p, training, inplace)
     return _unbatched_feature_dropout(input, p, training, inplace)
