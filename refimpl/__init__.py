@@ -599,7 +599,9 @@ _install_on_namespace(vars(special), "torch.special")
 _install_on_namespace(vars(linalg), "torch.linalg")
 _install_on_namespace(vars(fft), "torch.fft")
 
-# torch.nn.functional (refimpl/nn) sits above the torch API; it is imported once that is whole.
+# torch.nn.functional (refimpl/nn) and torch.masked (refimpl/masked) sit above the torch API;
+# they are imported once that is whole.
+from refimpl import masked as masked
 from refimpl import nn as nn
 from refimpl import signal as signal
 from refimpl._C import _nn as _C_nn  # torch._C._nn, the bindings F uses
