@@ -150,7 +150,7 @@ NN_ATEN: Final = frozenset({
 })
 
 # Not elementwise at all, or not for the CPU: never in a family's CI selection.
-EXCLUDED_PREFIXES: Final = ("jiterator_", "sparse.", "masked.", "to_sparse")
+EXCLUDED_PREFIXES: Final = ("jiterator_", "sparse.", "to_sparse")
 
 
 def _named(names: frozenset[str]) -> Callable[[OpInfo], bool]:
@@ -168,6 +168,7 @@ def _of_class(cls: type) -> Callable[[OpInfo], bool]:
 # First match wins: explicit names and prefixes before the OpInfo classes.
 FAMILY_RULES: Final[tuple[tuple[str, Callable[[OpInfo], bool]], ...]] = (
     ("excluded", _prefixed(*EXCLUDED_PREFIXES)),
+    ("masked", _prefixed("masked.")),
     ("nn.functional", lambda op: op.name.startswith("nn.functional.") or op.name in NN_ATEN),
     ("special", _prefixed("special.")),
     ("fft", lambda op: op.name.startswith("fft.") or op.name in ("stft", "istft")),
@@ -188,11 +189,11 @@ FAMILIES: Final = tuple(name for name, _ in FAMILY_RULES)
 # Second derivatives are checked for the elementwise ops, the matmul family and the reductions.
 GRADGRAD_FAMILIES: Final = (
     "unary", "binary", "special", "pointwise-other", "matmul", "reductions", "sorting",
-    "fft", "linalg", "nn.functional",
+    "fft", "linalg", "nn.functional", "masked",
 )
 CI_FAMILIES: Final = (
     "unary", "binary", "special", "pointwise-other", "reductions", "shapes", "indexing", "matmul",
-    "sorting", "random", "fft", "linalg", "nn.functional",
+    "sorting", "random", "fft", "linalg", "nn.functional", "masked",
 )
 
 

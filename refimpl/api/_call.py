@@ -64,7 +64,7 @@ class Binding:
         )
         # For each signature with `out`: its positional parameters (the method's own `self`
         # left out), the required ones, and every name a keyword may use.
-        self.out_signatures: tuple[tuple[tuple[str, ...], frozenset[str], frozenset[str]], ...]
+        self.out_signatures: tuple[OutSignature, ...]
         self.out_signatures = tuple(
             _out_signature(s) for s in signatures if any(p.name == "out" for p in s.parameters)
         )
@@ -139,16 +139,19 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
     return result
 
 
-def _out_signature(
-    signature: ApiSignature,
-) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
+OutSignature = tuple[tuple[str, ...], frozenset[str], frozenset[str], tuple[bool, ...]]
+
+
+def _out_signature(signature: ApiSignature) -> OutSignature:
+    """(positional names, required names, every name, whether each positional takes only a
+    Tensor) of a signature with `out`."""
     params = [p for p in signature.parameters if not (p.name == "self" and p.annotation is None)]
-    positional = tuple(p.name for p in params if p.kind is not ParameterKind.KEYWORD_ONLY)
-    required = frozenset(
-        p.name for p in params if p.kind is not ParameterKind.KEYWORD_ONLY and p.default is None
-    )
+    positional_params = [p for p in params if p.kind is not ParameterKind.KEYWORD_ONLY]
+    positional = tuple(p.name for p in positional_params)
+    required = frozenset(p.name for p in positional_params if p.default is None)
     names = frozenset(p.name for p in params) | {"self"}
-    return positional, required, names
+    tensor_only = tuple(p.annotation == "Tensor" for p in positional_params)
+    return positional, required, names, tensor_only
 
 
 def _out_fits(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -158,8 +161,15 @@ def _out_fits(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]) -
     if not binding.out_signatures:
         return True  # no stubs to judge by: the schema decides
     shown = args[1:] if binding.namespace == "Tensor" else args
-    for positional, required, names in binding.out_signatures:
+    for positional, required, names, tensor_only in binding.out_signatures:
         if len(shown) > len(positional):
+            continue
+        if any(
+            only and isinstance(value, (bool, int, float, complex))
+            for only, value in zip(tensor_only, shown, strict=False)
+        ):
+            # torch: a Python number does not fit a Tensor parameter (`torch.remainder(2.0,
+            # x, out=o)`: the Number-first signature has no `out`).
             continue
         given = set(positional[: len(shown)]) | set(kwargs)
         if "self" in kwargs or binding.namespace == "Tensor":

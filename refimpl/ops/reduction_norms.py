@@ -19,6 +19,7 @@ from refimpl.core import strides as geometry
 from refimpl.core.backend import Array
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
+from refimpl.ops import data
 from refimpl.ops._backward import Tensor
 from refimpl.ops._backward_reduction import logsumexp_backward, norm_backward, renorm_backward
 from refimpl.ops._derivative import derivative
@@ -98,10 +99,30 @@ def logsumexp_kernel(
     else:
         shift = xp.max(xp.real(a), axis=axis, keepdims=True)
         shift = xp.where(xp.isinf(shift), xp.zeros_like(shift), shift)
-    total = xp.sum(xp.exp(a - shift), axis=axis, keepdims=keepdim)
+    # torch: `(self - maxes).exp_()`, sum_out, `log_()`, `add_(maxes)`: each step stores its
+    # result in the input's dtype, so float16/bfloat16 round after every step (the sum
+    # accumulates in float32 and rounds once).
+    rounded = _step_rounding(self, compute)
+    total = xp.sum(rounded(xp.exp(rounded(a - shift))), axis=axis, keepdims=keepdim)
     if not keepdim and self._size:
         shift = xp.reshape(shift, shape)
-    return finish(self, xp.log(total) + shift, shape, result_dtype, out)
+    return finish(self, rounded(rounded(xp.log(rounded(total))) + shift), shape, result_dtype, out)
+
+
+def _step_rounding(self: TensorImpl, compute: DType) -> Any:
+    """A function rounding a `compute`-dtype array to `self`'s dtype and back where `self`
+    is float16/bfloat16 (computed in float32); the identity otherwise."""
+    if compute is self._dtype or not self._dtype.is_floating_point:
+        return lambda a: a
+    backend = self._storage.backend
+    xp = backend.xp  # type: ignore[union-attr]  # has data
+    low = self._dtype
+
+    def rounded(a: Array) -> Array:
+        narrow = data.cast_array(xp, a, compute, low, backend)  # type: ignore[arg-type]
+        return data.cast_array(xp, narrow, low, compute, backend)  # type: ignore[arg-type]
+
+    return rounded
 
 
 @logsumexp.derivative("self")
