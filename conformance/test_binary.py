@@ -283,6 +283,10 @@ _REDUCED_SCALAR_CASES: dict[str, Callable[[Any, Any], Any]] = {
     "x / 0-dim float64": lambda lib, x: x / lib.tensor(0.3, dtype=lib.float64),
     "x * one-element float16": lambda lib, x: x * lib.tensor([0.3], dtype=lib.float16),
     "mul_": lambda lib, x: x.clone().mul_(0.3),
+    # mul_.Scalar hands torch's iterator the scalar first: float16 x float16(0.3).
+    "aten.mul_.Scalar": lambda lib, x: lib.ops.aten.mul_.Scalar(x.clone(), 0.3),
+    "aten.div_.Scalar": lambda lib, x: lib.ops.aten.div_.Scalar(x.clone(), 0.3),
+    "aten.mul.Scalar": lambda lib, x: lib.ops.aten.mul.Scalar(x, 0.3),
     "div_ out=": lambda lib, x: lib.div(x, 0.7, out=lib.empty(0, dtype=lib.float16)),
     "x + 0.3 (common dtype)": lambda lib, x: x + 0.3,
     "add alpha, 25 elements": lambda lib, x: lib.add(x, x.flip(0), alpha=-3.125),

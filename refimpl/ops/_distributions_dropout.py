@@ -14,7 +14,6 @@ import math
 from typing import Any, Final
 
 from refimpl._base import dtypes as dt
-from refimpl._base.scalars import cast_scalar
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, empty_strided_tensor
 from refimpl.dispatch.overloads import namespace
@@ -173,11 +172,9 @@ def native_dropout_kernel(input: TensorImpl, p: float, train: bool | None) -> An
         keep = 1.0 - p
         scale = 0.0 if keep == 0 else 1.0 / keep
         mask = aten.bernoulli_.float(_bool_like(input), keep)
-        # Measured: a float16 result is the product with the scale rounded to float16 (not
-        # mul_'s float32 reading of a scalar, IterConfig.reduced_scalar_opmath): the kernel
-        # holds the scale in scalar_t.
-        factor = cast_scalar(scale, input._dtype)
-        output = aten.mul_.Scalar(aten.mul.Tensor(input, mask), factor)
+        # mul_.Scalar: a float16 product with the scale as float16 holds it (see
+        # PointwiseOp.scalar_first), as torch's.
+        output = aten.mul_.Scalar(aten.mul.Tensor(input, mask), scale)
         return output, mask
     mask = aten.fill_.Scalar(_bool_like(input), True)
     return aten.clone.default(input), mask

@@ -128,6 +128,11 @@ class PointwiseOp:
         opmath: bool = False,
     ) -> None:
         self.opmath = opmath
+        self.scalar_first: frozenset[str] = frozenset()
+        """Qualified overloads whose torch kernel hands the iterator its Scalar first:
+        `mul_.Scalar` is `mul_out(self, wrapped_scalar_tensor(other), self)` (BinaryOps.cpp),
+        so a float16 self is multiplied by the scalar as float16 holds it, not read in float32
+        as the second operand of mul (IterConfig.reduced_scalar_opmath); measured."""
         self._opmath_kernels: dict[Kernel, Kernel] = {}
         self.block = block
         self.name = block.op._schema.name.partition("::")[2]
@@ -336,6 +341,10 @@ class PointwiseOp:
         prepares, prechecks = self._prepares, self._prechecks  # the lists: later hooks count
         fixed = type(self._config) is IterConfig
         inplace_checks = self._inplace_checks  # the list itself: later registrations count
+        # See `scalar_first`: the iterator takes this overload's two operands swapped.
+        swapped = schema.name + ("." + schema.overload_name if schema.overload_name else "") in (
+            self.scalar_first
+        )
         leading = operand_positions == tuple(range(len(operand_positions)))
         n_operands = len(operand_positions)
 
@@ -358,6 +367,8 @@ class PointwiseOp:
                     inplace_check(*operands)
             else:
                 out = None
+            if swapped:
+                operands = operands[::-1]
             if keywords_only:
                 return call(operands, out, kwargs)
             extra = {name: args[i] for name, i in extra_positional}
@@ -403,6 +414,7 @@ def pointwise(
     operands: tuple[str, ...] | None = None,
     scalar: tuple[str, ...] = (),
     opmath: bool = False,
+    scalar_first: tuple[str, ...] = (),
 ) -> PointwiseOp:
     """Declare an elementwise op: its functional overload, and with it the in-place and out=
     overloads torch pairs with it, and the Scalar overloads named in `scalar` (inline schemas,
@@ -422,6 +434,7 @@ def pointwise(
         )
     iter_config = CONFIGS[builder] if isinstance(builder, Builder) else builder
     op = PointwiseOp(block, iter_config, operands, opmath)
+    op.scalar_first = frozenset(f"aten::{name}" for name in scalar_first)
     for text in (schema_text, *scalar):
         functional = block if text == schema_text else defop(text)
         op.register(functional, "functional")

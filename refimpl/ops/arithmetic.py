@@ -259,6 +259,7 @@ mul = pointwise(
     _BINARY_SCALAR_OPMATH,
     operands=("self", "other"),
     scalar=("mul.Scalar(Tensor self, Scalar other) -> Tensor",),
+    scalar_first=("mul_.Scalar",),
 )
 
 
