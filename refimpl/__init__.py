@@ -310,6 +310,7 @@ from refimpl.api.spectral import *
 from refimpl.api.statistics import *
 from refimpl.api.tensor import Tensor
 from refimpl.api.tensor_queries import *
+from refimpl.api.windows import *
 from refimpl.autograd.grad_mode import (
     enable_grad,
     inference_mode,

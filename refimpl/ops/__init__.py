@@ -82,6 +82,7 @@ from refimpl.ops import view as view
 from refimpl.ops import view_copy as view_copy
 from refimpl.ops import view_inplace as view_inplace
 from refimpl.ops import view_scatter as view_scatter
+from refimpl.ops import windows as windows
 
 aten = namespace("aten")
 prims = namespace("prims")
