@@ -172,120 +172,6 @@ def _hamming(
     return _periodic_result(window, n, periodic)
 
 
-# torch: the defaults the shorter overloads pass on (hamming: alpha 0.54, beta 0.46).
-_HAMMING_ALPHA: Final = 0.54
-_HAMMING_BETA: Final = 0.46
-
-hamming_window = defop(f"hamming_window(int window_length, {_OPTIONS}) -> Tensor")
-
-
-@hamming_window.kernel(CEA)
-def hamming_window_kernel(
-    window_length: int,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """The periodic Hamming window. Torch: hamming_window(window_length) (periodic=True)."""
-    return _hamming(
-        "hamming_window",
-        window_length,
-        True,
-        _HAMMING_ALPHA,
-        _HAMMING_BETA,
-        dtype,
-        layout,
-        device,
-        pin_memory,
-    )
-
-
-hamming_window_periodic = defop(
-    f"hamming_window.periodic(int window_length, bool periodic, {_OPTIONS}) -> Tensor"
-)
-
-
-@hamming_window_periodic.kernel(CEA)
-def hamming_window_periodic_kernel(
-    window_length: int,
-    periodic: bool,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """The Hamming window (alpha 0.54, beta 0.46). Torch: hamming_window.periodic."""
-    return _hamming(
-        "hamming_window",
-        window_length,
-        periodic,
-        _HAMMING_ALPHA,
-        _HAMMING_BETA,
-        dtype,
-        layout,
-        device,
-        pin_memory,
-    )
-
-
-hamming_window_periodic_alpha = defop(
-    "hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, "
-    f"{_OPTIONS}) -> Tensor"
-)
-
-
-@hamming_window_periodic_alpha.kernel(CEA)
-def hamming_window_periodic_alpha_kernel(
-    window_length: int,
-    periodic: bool,
-    alpha: float,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """The generalized Hamming window with beta 0.46. Torch: hamming_window.periodic_alpha."""
-    return _hamming(
-        "hamming_window",
-        window_length,
-        periodic,
-        alpha,
-        _HAMMING_BETA,
-        dtype,
-        layout,
-        device,
-        pin_memory,
-    )
-
-
-hamming_window_periodic_alpha_beta = defop(
-    "hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, "
-    f"float beta, {_OPTIONS}) -> Tensor"
-)
-
-
-@hamming_window_periodic_alpha_beta.kernel(CEA)
-def hamming_window_periodic_alpha_beta_kernel(
-    window_length: int,
-    periodic: bool,
-    alpha: float,
-    beta: float,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """alpha - beta cos(2 pi n / (N - 1)). Torch: hamming_window.periodic_alpha_beta."""
-    return _hamming(
-        "hamming_window", window_length, periodic, alpha, beta, dtype, layout, device, pin_memory
-    )
-
-
 def _hann(
     window_length: int,
     periodic: bool,
@@ -331,41 +217,6 @@ def _hann_meta(
     return tensor_over(None, (window_length,), (1,), target, meta, None)
 
 
-hann_window = defop(f"hann_window(int window_length, {_OPTIONS}) -> Tensor")
-
-
-@hann_window.kernel(CEA)
-def hann_window_kernel(
-    window_length: int,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """The periodic Hann window. Torch: hann_window(window_length) (periodic=True)."""
-    return _hann(window_length, True, dtype, layout, device, pin_memory)
-
-
-hann_window_periodic = defop(
-    f"hann_window.periodic(int window_length, bool periodic, {_OPTIONS}) -> Tensor"
-)
-
-
-@hann_window_periodic.kernel(CEA)
-def hann_window_periodic_kernel(
-    window_length: int,
-    periodic: bool,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """0.5 - 0.5 cos(2 pi n / (N - 1)). Torch: hann_window.periodic."""
-    return _hann(window_length, periodic, dtype, layout, device, pin_memory)
-
-
 # --- blackman, bartlett ------------------------------------------------------------------------
 
 
@@ -393,42 +244,6 @@ def _blackman(
     return _periodic_result(window, n, periodic)
 
 
-blackman_window = defop(f"blackman_window(int window_length, {_OPTIONS}) -> Tensor")
-
-
-@blackman_window.kernel(CEA)
-def blackman_window_kernel(
-    window_length: int,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """The periodic Blackman window. Torch: blackman_window(window_length)."""
-    return _blackman(window_length, True, dtype, layout, device, pin_memory)
-
-
-blackman_window_periodic = defop(
-    f"blackman_window.periodic(int window_length, bool periodic, {_OPTIONS}) -> Tensor"
-)
-
-
-@blackman_window_periodic.kernel(CEA)
-def blackman_window_periodic_kernel(
-    window_length: int,
-    periodic: bool,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1)). Torch:
-    blackman_window.periodic."""
-    return _blackman(window_length, periodic, dtype, layout, device, pin_memory)
-
-
 def _bartlett(
     window_length: int,
     periodic: bool,
@@ -451,41 +266,6 @@ def _bartlett(
     second_half = aten.narrow.default(window, 0, first_half, n - first_half)
     aten.add_.Scalar(aten.mul_.Scalar(second_half, -1), 2)
     return _periodic_result(window, n, periodic)
-
-
-bartlett_window = defop(f"bartlett_window(int window_length, {_OPTIONS}) -> Tensor")
-
-
-@bartlett_window.kernel(CEA)
-def bartlett_window_kernel(
-    window_length: int,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """The periodic Bartlett window. Torch: bartlett_window(window_length)."""
-    return _bartlett(window_length, True, dtype, layout, device, pin_memory)
-
-
-bartlett_window_periodic = defop(
-    f"bartlett_window.periodic(int window_length, bool periodic, {_OPTIONS}) -> Tensor"
-)
-
-
-@bartlett_window_periodic.kernel(CEA)
-def bartlett_window_periodic_kernel(
-    window_length: int,
-    periodic: bool,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """1 - |2n / (N - 1) - 1|. Torch: bartlett_window.periodic."""
-    return _bartlett(window_length, periodic, dtype, layout, device, pin_memory)
 
 
 # --- kaiser ------------------------------------------------------------------------------------
@@ -681,102 +461,77 @@ def _kaiser(
     return _periodic_result(window, n, periodic)
 
 
-# torch: the Kaiser window's default shape parameter.
-_KAISER_BETA: Final = 12.0
+# --- the overloads ---------------------------------------------------------------------------
+# Each window is one computation taking (window_length, periodic[, its shape parameters]); its
+# overloads pass the leading ones and torch's defaults for the rest (TensorFactories.cpp:
+# periodic True, hamming's alpha 0.54 and beta 0.46, kaiser's beta 12).
 
-kaiser_window = defop(f"kaiser_window(int window_length, {_OPTIONS}) -> Tensor")
 
-
-@kaiser_window.kernel(CEA)
-def kaiser_window_kernel(
-    window_length: int,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
+def _hamming_window(
+    window_length: int, periodic: bool, alpha: float, beta: float, *options: Any
 ) -> Any:
-    """The periodic Kaiser window with beta 12. Torch: kaiser_window(window_length)."""
-    return _kaiser(window_length, True, _KAISER_BETA, dtype, layout, device, pin_memory)
+    return _hamming("hamming_window", window_length, periodic, alpha, beta, *options)
 
 
-kaiser_window_periodic = defop(
-    f"kaiser_window.periodic(int window_length, bool periodic, {_OPTIONS}) -> Tensor"
-)
-
-
-@kaiser_window_periodic.kernel(CEA)
-def kaiser_window_periodic_kernel(
-    window_length: int,
-    periodic: bool,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """The Kaiser window with beta 12. Torch: kaiser_window.periodic."""
-    return _kaiser(window_length, periodic, _KAISER_BETA, dtype, layout, device, pin_memory)
-
-
-kaiser_window_beta = defop(
-    f"kaiser_window.beta(int window_length, bool periodic, float beta, {_OPTIONS}) -> Tensor"
-)
-
-
-@kaiser_window_beta.kernel(CEA)
-def kaiser_window_beta_kernel(
-    window_length: int,
-    periodic: bool,
-    beta: float,
-    *,
-    dtype: DType | None,
-    layout: Layout | None,
-    device: device | None,
-    pin_memory: bool | None,
-) -> Any:
-    """I0(beta sqrt(1 - ((n - N/2) / (N/2))^2)) / I0(beta). Torch: kaiser_window.beta."""
-    return _kaiser(window_length, periodic, beta, dtype, layout, device, pin_memory)
-
-
-# --- the out= forms ----------------------------------------------------------------------------
-# torch: each is generated by torchgen (autogen) over its functional overload: that overload
-# called with `out`'s dtype, layout and device, then resize_out_helper (resize_output, with its
-# warning) and copy_arg (out.copy_(result)).
-
-# out= overload -> (functional overload, its parameters after window_length).
-_OUT_FORMS: Final[dict[str, tuple[Any, str]]] = {
-    "hann_window.out": (aten.hann_window.default, ""),
-    "hann_window.periodic_out": (aten.hann_window.periodic, "bool periodic"),
-    "hamming_window.out": (aten.hamming_window.default, ""),
-    "hamming_window.periodic_out": (aten.hamming_window.periodic, "bool periodic"),
-    "hamming_window.periodic_alpha_out": (
-        aten.hamming_window.periodic_alpha,
-        "bool periodic, float alpha",
+# window -> (its computation, its parameters after window_length with torch's defaults)
+_WINDOWS: Final[dict[str, tuple[Callable[..., Any], tuple[tuple[str, str, Any], ...]]]] = {
+    "hann_window": (_hann, (("bool", "periodic", True),)),
+    "hamming_window": (
+        _hamming_window,
+        (("bool", "periodic", True), ("float", "alpha", 0.54), ("float", "beta", 0.46)),
     ),
-    "hamming_window.periodic_alpha_beta_out": (
-        aten.hamming_window.periodic_alpha_beta,
-        "bool periodic, float alpha, float beta",
-    ),
-    "blackman_window.out": (aten.blackman_window.default, ""),
-    "blackman_window.periodic_out": (aten.blackman_window.periodic, "bool periodic"),
-    "bartlett_window.out": (aten.bartlett_window.default, ""),
-    "bartlett_window.periodic_out": (aten.bartlett_window.periodic, "bool periodic"),
-    "kaiser_window.out": (aten.kaiser_window.default, ""),
-    "kaiser_window.periodic_out": (aten.kaiser_window.periodic, "bool periodic"),
-    "kaiser_window.beta_out": (aten.kaiser_window.beta, "bool periodic, float beta"),
+    "blackman_window": (_blackman, (("bool", "periodic", True),)),
+    "bartlett_window": (_bartlett, (("bool", "periodic", True),)),
+    "kaiser_window": (_kaiser, (("bool", "periodic", True), ("float", "beta", 12.0))),
+}
+
+# overload -> how many of its window's parameters it takes (the rest take their defaults).
+_OVERLOADS: Final = {
+    "hann_window": 0,
+    "hann_window.periodic": 1,
+    "hamming_window": 0,
+    "hamming_window.periodic": 1,
+    "hamming_window.periodic_alpha": 2,
+    "hamming_window.periodic_alpha_beta": 3,
+    "blackman_window": 0,
+    "blackman_window.periodic": 1,
+    "bartlett_window": 0,
+    "bartlett_window.periodic": 1,
+    "kaiser_window": 0,
+    "kaiser_window.periodic": 1,
+    "kaiser_window.beta": 2,
 }
 
 
-def _out_form(name: str, functional: Any, parameters: str) -> Callable[..., Any]:
-    """Register the out= overload `name` over `functional`."""
-    more = f", {parameters}" if parameters else ""
-    block = defop(f"{name}(int window_length{more}, *, Tensor(a!) out) -> Tensor(a!)")
+def _register(qualified: str, taken: int) -> None:
+    """The functional overload `qualified` and its out= form.
 
-    def out_kernel(window_length: int, *args: Any, out: TensorImpl) -> Any:
-        result = functional(
+    Torch: the out= forms are generated by torchgen (autogen) over the functional overload:
+    called with `out`'s dtype, layout and device, then resize_out_helper (resize_output, with
+    its warning) and copy_arg (out.copy_(result)).
+    """
+    name, _, overload = qualified.partition(".")
+    compute, parameters = _WINDOWS[name]
+    typed = "".join(f", {kind} {parameter}" for kind, parameter, _ in parameters[:taken])
+    defaults = tuple(default for _, _, default in parameters[taken:])
+    functional = defop(f"{qualified}(int window_length{typed}, {_OPTIONS}) -> Tensor")
+    out_name = f"{name}.{overload}_out" if overload else f"{name}.out"
+    out_form = defop(f"{out_name}(int window_length{typed}, *, Tensor(a!) out) -> Tensor(a!)")
+
+    def kernel(
+        window_length: int,
+        *given: Any,
+        dtype: DType | None,
+        layout: Layout | None,
+        device: device | None,
+        pin_memory: bool | None,
+    ) -> Any:
+        return compute(window_length, *given, *defaults, dtype, layout, device, pin_memory)
+
+    def out_kernel(window_length: int, *given: Any, out: TensorImpl) -> Any:
+        result = functional.op(
             window_length,
-            *args,
+            *given,
             dtype=out._dtype,
             layout=layouts.strided,
             device=out._storage.device,
@@ -785,10 +540,13 @@ def _out_form(name: str, functional: Any, parameters: str) -> Callable[..., Any]
         resize_output(out, result._size)
         return aten.copy_.default(out, result)
 
-    out_kernel.__name__ = name.replace(".", "_") + "_kernel"
-    out_kernel.__doc__ = f"Torch: the generated {name} (see the section comment)."
-    return block.kernel(CEA)(out_kernel)
+    kernel.__name__ = qualified.replace(".", "_") + "_kernel"
+    kernel.__doc__ = f"Torch: {qualified} (TensorFactories.cpp)."
+    out_kernel.__name__ = out_name.replace(".", "_") + "_kernel"
+    out_kernel.__doc__ = f"Torch: the generated {out_name}."
+    functional.kernel(CEA)(kernel)
+    out_form.kernel(CEA)(out_kernel)
 
 
-for _name, (_functional, _parameters) in _OUT_FORMS.items():
-    _out_form(_name, _functional, _parameters)
+for _qualified, _taken in _OVERLOADS.items():
+    _register(_qualified, _taken)
