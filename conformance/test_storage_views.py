@@ -486,3 +486,37 @@ def test_dtype_views_of_strided_tensors(case: tuple[str, str, tuple[int, ...], A
     assert actual_error is None, actual_error
     _assert_same(expected[0], actual[0])
     _assert_same(expected[1], actual[1])
+
+
+def test_views_are_made_by_ad_inplace_or_view() -> None:
+    """A view op's kernel returns an alias; the ADInplaceOrView kernel makes it a view (`_base`,
+    the shared version counter). Below that key, or on an inference tensor, which lacks it,
+    the alias is no view and has its own version, as torch's."""
+    results = []
+    for lib in (torch, refimpl):
+        below = (
+            torch._C._AutoDispatchBelowADInplaceOrView
+            if lib is torch
+            else refimpl._C._AutoDispatchBelowADInplaceOrView
+        )
+        x = lib.ones(4)
+        with below():
+            v = x.narrow(0, 0, 2)
+            pieces = x.split(2)
+        x.add_(1)
+        facts: list[object] = [v._base is None, v._is_view(), v._version, x._version]
+        facts += [p._base is None for p in pieces]
+        with lib.inference_mode():
+            y = lib.ones(3)
+            a, b = y[0:2], y.view(3)
+            facts += [a._is_view(), b._is_view(), lib.is_inference(a)]
+        z = lib.ones(3)
+        with lib.inference_mode():
+            c = z[0:2]
+        z.add_(1)
+        facts += [c._base is z, c._version, lib.is_inference(c)]
+        w = lib.hann_window(5)  # a periodic window narrows its longer window below autograd
+        facts += [w._base is None, w._is_view()]
+        results.append(facts)
+    expected, actual = results
+    assert actual == expected

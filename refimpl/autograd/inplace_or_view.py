@@ -32,6 +32,7 @@ from refimpl._base.keys import (
     DispatchKey,
     DispatchKeySet,
 )
+from refimpl._base.spec import autograd_facts
 from refimpl.autograd.views import (
     DEFAULT,
     INFERENCE_MODE,
@@ -41,7 +42,7 @@ from refimpl.autograd.views import (
 )
 from refimpl.core.grad_mode import grad_enabled, inference_enabled
 from refimpl.core.storage import VersionCounter
-from refimpl.core.tensor import TensorImpl, requires_grad
+from refimpl.core.tensor import TensorImpl, as_view, requires_grad
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload
 from refimpl.dispatch.schema import FunctionSchema
@@ -129,7 +130,7 @@ def _bump(written: Any) -> None:
                 item._version_counter.bump()
 
 
-def view_kernel(multiple: bool) -> Callable[[Kernel], Kernel]:
+def view_kernel(multiple: bool, differentiable: bool = True) -> Callable[[Kernel], Kernel]:
     """Given the kernel below ADInplaceOrView, the ADInplaceOrView kernel of a view op: run
     it below the key, then record how its views were made. Torch: the generated
     ADInplaceOrView kernel of a view op (as_view with its CreationMeta)."""
@@ -147,6 +148,7 @@ def view_kernel(multiple: bool) -> Callable[[Kernel], Kernel]:
                 else:
                     restore_masks(token, pushed, masks)
             source = args[0]
+            _as_views(result, source, multiple, differentiable)
             enabled = grad_enabled()
             if enabled and not multiple and source._autograd_meta is None:
                 return result  # the default creation, nothing to inherit: no record
@@ -158,6 +160,7 @@ def view_kernel(multiple: bool) -> Callable[[Kernel], Kernel]:
             # without keywords] in dispatch/overloads.py.)
             result = below(*args, **kwargs) if kwargs else below(*args)
             source = args[0]
+            _as_views(result, source, multiple, differentiable)
             enabled = grad_enabled()
             if enabled and not multiple and source._autograd_meta is None:
                 return result
@@ -167,6 +170,15 @@ def view_kernel(multiple: bool) -> Callable[[Kernel], Kernel]:
         return free_kernel if is_dispatch_free(below) else kernel
 
     return fuse
+
+
+def _as_views(result: Any, source: TensorImpl, multiple: bool, differentiable: bool) -> None:
+    """Torch: as_view on each output of a view op (the kernel below returned aliases)."""
+    if multiple:
+        for out in result:
+            as_view(out, source, differentiable)
+    else:
+        as_view(result, source, differentiable)
 
 
 def _record_views(
@@ -294,7 +306,9 @@ def register_inplace_or_view_kernels() -> dict[str, str]:
             kinds[qualified] = "inplace"
         elif _is_view(schema) and qualified not in _NOT_DIFFERENTIABLE_VIEWS:
             multiple = any(isinstance(r.type, ListType) for r in schema.returns)
-            fuse = view_kernel(multiple)
+            fact = autograd_facts().get(qualified)
+            differentiable = fact is None or fact.category != "not_differentiable"
+            fuse = view_kernel(multiple, differentiable)
             kinds[qualified] = "view"
         else:
             continue

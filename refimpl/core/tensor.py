@@ -329,10 +329,14 @@ def make_tensor(
 
 
 def make_view(source: TensorImpl, g: geometry.Geometry) -> Any:
-    """A view of `source` with geometry `g`: same storage, same version counter, root `_base`,
-    same key set (a view lives where its source does).
+    """An alias of `source` with geometry `g`: same storage and key set (it lives where its
+    source does), but no `_base` and a version counter of its own, as a view kernel makes it
+    below ADInplaceOrView; that key's kernel makes it a view (`as_view`). An inference
+    tensor's alias is an inference tensor.
 
-    Torch: the ADInplaceOrView half of every view op (as_view in VariableTypeUtils.h).
+    Torch: the kernel half of every view op (alias_with_sizes_and_strides, as_strided_tensorimpl
+    in TensorShape.cpp): a view made below ADInplaceOrView, or of an inference tensor, is no
+    view (`_base` None, `_is_view()` False, its own version).
     """
     # make_tensor, written out: views are made on every x[i] and x.view(...).
     t = object.__new__(type(source))
@@ -342,13 +346,24 @@ def make_view(source: TensorImpl, g: geometry.Geometry) -> Any:
     t._storage_offset = g.offset
     t._dtype = source._dtype
     t._key_set = source._key_set & ~REQUIRES_GRAD_BIT  # autograd sets it for its views
-    counter = source._counter  # _version_counter, its read inline
-    t._counter = counter if counter is not None else source._version_counter
+    counter = source._counter
+    t._counter = INFERENCE_COUNTER if counter is INFERENCE_COUNTER else None
     t._meta_token = None
-    t._base = source._base if source._base is not None else source
+    t._base = None
     t._autograd_meta = None
     t._array_cache = None
     return t
+
+
+def as_view(view: TensorImpl, source: TensorImpl, differentiable: bool = True) -> None:
+    """Make `view` (an alias a view kernel returned) a view of `source`: root `_base` (for a
+    differentiable view), the source's version counter. Torch: as_view in
+    VariableTypeUtils.h, called by the ADInplaceOrView kernel of a view op; a view op torch
+    marks non-differentiable (view.dtype) shares the counter only."""
+    if differentiable:
+        view._base = source._base if source._base is not None else source
+    counter = source._counter  # _version_counter, its read inline
+    view._counter = counter if counter is not None else source._version_counter
 
 
 def backend_dtype(backend: Backend, dtype: DType) -> Any:

@@ -14,7 +14,7 @@ from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl.core.backend import BY_NAMESPACE, Array, ArrayNamespace
 from refimpl.core.storage import Storage
-from refimpl.core.tensor import TensorImpl, make_tensor
+from refimpl.core.tensor import TensorImpl, is_inference, make_tensor
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._backward import Tensor
 from refimpl.ops._backward_unary import polar_backward
@@ -159,18 +159,13 @@ def _dtype_view(
     stride: tuple[int, ...],
     offset: int,
 ) -> Any:
-    # A view of the same storage (and version counter), read as `dtype`.
-    root = source._base if source._base is not None else source
-    return make_tensor(
-        source._storage,
-        size,
-        stride,
-        offset,
-        dtype,
-        base=root,
-        version_counter=source._version_counter,
-        cls=type(source),
-    )
+    # An alias of the same storage read as `dtype` (ADInplaceOrView makes it a view; see
+    # make_view); an inference tensor's alias is an inference tensor.
+    alias = make_tensor(source._storage, size, stride, offset, dtype, cls=type(source))
+    if is_inference(source):
+        alias._key_set = source._key_set
+        alias._counter = source._counter
+    return alias
 
 
 view_as_real = defop("view_as_real(Tensor(a) self) -> Tensor(a)")

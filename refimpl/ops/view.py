@@ -20,6 +20,7 @@ from refimpl.core import strides as geometry
 from refimpl.core.storage import VersionCounter, bitcast_unsupported
 from refimpl.core.tensor import (
     TensorImpl,
+    is_inference,
     make_tensor,
     make_view,
 )
@@ -104,11 +105,11 @@ def view_dtype_kernel(self: TensorImpl, dtype: DType) -> Any:
 
     Torch: view_dtype in aten/src/ATen/native/TensorConversions.cpp, with its checks in its
     order. The result shares the storage and the version counter but is not a view (no
-    `_base`): torch marks view.dtype non-differentiable and hands back a detached alias. See
-    Note [Untyped storage] in core/storage.py.
+    `_base`): torch marks view.dtype non-differentiable. See Note [Untyped storage] in
+    core/storage.py.
     """
-    # Differs: torch's detach of the result is an aten.detach call a TorchDispatchMode sees
-    # after view.dtype; refimpl has no ADInplaceOrView kernels before the autograd issue.
+    # Differs: under a TorchDispatchMode torch's call shows an aten.detach after view.dtype
+    # (its non-differentiable view is a detached alias); refimpl's shows view.dtype alone.
     old_size, new_size = self._dtype.itemsize, dtype.itemsize
     size, stride, offset = list(self._size), list(self._stride), self._storage_offset
     if old_size != new_size:
@@ -149,15 +150,14 @@ def view_dtype_kernel(self: TensorImpl, dtype: DType) -> Any:
     backend = self._storage.backend
     if dtype is not self._storage.dtype and backend is not None and not backend.supports_bitcast:
         raise bitcast_unsupported(backend, "view.dtype (Tensor.view(dtype))")
-    return make_tensor(
-        self._storage,
-        tuple(size),
-        tuple(stride),
-        offset,
-        dtype,
-        version_counter=self._version_counter,
-        cls=type(self),
-    )
+    # An alias with its own version counter (an inference tensor's is an inference tensor):
+    # the ADInplaceOrView kernel shares the counter (view.dtype is a non-differentiable view:
+    # no `_base`), as torch's as_view does.
+    alias = make_tensor(self._storage, tuple(size), tuple(stride), offset, dtype, cls=type(self))
+    if is_inference(self):
+        alias._key_set = self._key_set
+        alias._counter = self._counter
+    return alias
 
 
 # --- _unsafe_view ------------------------------------------------------------------------
