@@ -359,7 +359,10 @@ def as_view(view: TensorImpl, source: TensorImpl, differentiable: bool = True) -
     """Make `view` (an alias a view kernel returned) a view of `source`: root `_base` (for a
     differentiable view), the source's version counter. Torch: as_view in
     VariableTypeUtils.h, called by the ADInplaceOrView kernel of a view op; a view op torch
-    marks non-differentiable (view.dtype) shares the counter only."""
+    marks non-differentiable (view.dtype) shares the counter only. A result that is no alias
+    (a backend without bitcast copies for view_as_real) stays what it is."""
+    if view._storage is not source._storage:
+        return
     if differentiable:
         view._base = source._base if source._base is not None else source
     counter = source._counter  # _version_counter, its read inline
