@@ -29,46 +29,5 @@ from refimpl.masked._mask import (
 from refimpl.masked._mask import (
     _where as _where,
 )
-from refimpl.masked._ops import (
-    amax,
-    amin,
-    argmax,
-    argmin,
-    cumprod,
-    cumsum,
-    log_softmax,
-    logaddexp,
-    logsumexp,
-    mean,
-    median,
-    norm,
-    normalize,
-    prod,
-    softmax,
-    softmin,
-    std,
-    sum,
-    var,
-)
-
-__all__ = [
-    "amax",
-    "amin",
-    "argmax",
-    "argmin",
-    "cumprod",
-    "cumsum",
-    "log_softmax",
-    "logaddexp",
-    "logsumexp",
-    "mean",
-    "median",
-    "norm",
-    "normalize",
-    "prod",
-    "softmax",
-    "softmin",
-    "std",
-    "sum",
-    "var",
-]
+from refimpl.masked._ops import *
+from refimpl.masked._ops import __all__ as __all__

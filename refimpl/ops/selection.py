@@ -60,6 +60,7 @@ TYPE_META_NAMES: Final[dict[str, str]] = {
     "complex32": "c10::complex<c10::Half>",
     "complex64": "c10::complex<float>",
     "complex128": "c10::complex<double>",
+    "uint64": "long unsigned int",
 }
 
 

@@ -28,6 +28,7 @@ from refimpl.dispatch.overloads import namespace
 from refimpl.ops._outputs import resize_output
 from refimpl.ops._ranges import _fma_in
 from refimpl.ops._register import defop
+from refimpl.ops.selection import type_meta_name
 
 CEA = DispatchKey.CompositeExplicitAutograd
 aten: Final = namespace("aten")
@@ -37,24 +38,6 @@ _OPTIONS: Final = (
 )
 
 # --- window_function_checks ------------------------------------------------------------------
-
-# The names c10's TensorOptions printing gives each dtype (caffe2::TypeMeta's C++ type names).
-_TYPE_META_NAMES: Final[dict[DType, str]] = {
-    dt.float16: "c10::Half",
-    dt.bfloat16: "c10::BFloat16",
-    dt.float32: "float",
-    dt.float64: "double",
-    dt.complex32: "c10::complex<c10::Half>",
-    dt.complex64: "c10::complex<float>",
-    dt.complex128: "c10::complex<double>",
-    dt.bool_: "bool",
-    dt.uint8: "unsigned char",
-    dt.int8: "signed char",
-    dt.int16: "short int",
-    dt.int32: "int",
-    dt.int64: "long int",
-    dt.uint64: "long unsigned int",
-}
 
 # The names c10 prints for each layout (operator<< of c10::Layout).
 _LAYOUT_NAMES: Final[dict[Layout, str]] = {
@@ -80,7 +63,7 @@ def _options_text(
 
     Torch: operator<< for TensorOptions in c10/core/TensorOptions.cpp.
     """
-    dtype_text = _TYPE_META_NAMES[get_default_dtype() if dtype is None else dtype]
+    dtype_text = type_meta_name(get_default_dtype() if dtype is None else dtype)
     layout_text = _LAYOUT_NAMES[layouts.strided if layout is None else layout]
     pinned = "true" if pin_memory else "false"
     return (
