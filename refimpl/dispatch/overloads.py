@@ -367,7 +367,7 @@ class OpOverloadPacket:
         self.__name__ = qualified_op.partition("::")[2]
         self._overload_names: list[str] = []
         self._resolution: tuple[OpOverload, ...] = ()
-        self._by_types: dict[tuple[type, ...], tuple[OpOverload, bool] | None] = {}
+        self._by_types: dict[tuple[type, ...], tuple[OpOverload, tuple[Any, ...] | None] | None] = {}
         self._refresh()
 
     def _refresh(self) -> None:
@@ -401,14 +401,16 @@ class OpOverloadPacket:
             # Note [Packet resolution by types]: where the overloads before it refuse by the
             # arguments' types alone, the overload the scan below chose for these types last
             # time (None: these types need the scan). If its binder only validates types, the
-            # arguments go in as they are; else it binds them (converting values, `1` to
-            # `[1]` for an int[] dim), and a refusal sends the call to the scan as before.
+            # arguments go in as they are, with the omitted ones' defaults (`tail`: what
+            # call_validated would add, decided once); else it binds them (converting values,
+            # `1` to `[1]` for an int[] dim), and a refusal sends the call to the scan as before.
             types = tuple(map(type, args))
             chosen = self._by_types.get(types)
             if chosen is not None:
-                op, validated = chosen
-                if validated:
-                    return op.call_validated(args)
+                op, tail = chosen
+                if tail is not None:
+                    # Note [Shared keyword defaults] (call_bound): the defaults dict itself.
+                    return op.call_bound(args + tail if tail else args, op._binder._kw_defaults)
                 try:
                     bound_args, bound_kwargs = op._binder.bind(args, kwargs)
                 except SchemaMatchError:
@@ -431,14 +433,19 @@ class OpOverloadPacket:
             return op.call_bound(bound_args, bound_kwargs)
         raise match_failure(reasons)
 
-    def _decided_by_types(self, chosen: OpOverload, n_args: int) -> tuple[OpOverload, bool] | None:
-        """For positional arguments only: (`chosen`, whether its binder only validates them)
-        if the scan's choice follows from the arguments' types (every binder before it
-        refuses by types alone), else None."""
+    def _decided_by_types(
+        self, chosen: OpOverload, n_args: int
+    ) -> tuple[OpOverload, tuple[Any, ...] | None] | None:
+        """For positional arguments only: (`chosen`, the default values of the positional
+        arguments the call omits if its binder only validates the given ones, else None) if
+        the scan's choice follows from the arguments' types (every binder before it refuses
+        by types alone), else None."""
         for op in self._resolution:
             if op is chosen:
-                validated = op._binder.validates_types_only(n_args) and op._binder.completes(n_args)
-                return op, validated
+                binder = op._binder
+                if binder.validates_types_only(n_args) and binder.completes(n_args):
+                    return op, binder._default_tails[n_args]
+                return op, None
             if not op._binder.validates_types_only(n_args):
                 return None
         return None

@@ -43,6 +43,7 @@ from refimpl.core.tensor import (
     TensorImpl,
     array_of,
     backend_dtype,
+    result_maker,
     tensor_over,
     write_array,
 )
@@ -376,6 +377,7 @@ class Plan:
         "dims",
         "dtype",
         "keepdim",
+        "make",
         "shape",
         "stride",
         "xp",
@@ -401,6 +403,9 @@ class Plan:
         self.backend = backend = storage.backend
         self.xp: Any = None if backend is None else backend.xp
         self.array_dtype = None if backend is None else backend.array_dtypes.get(dtype)
+        # The result's maker (tensor_over with what depends on the geometry decided once),
+        # made by the first `finish` of a cached plan.
+        self.make: Callable[[Array], Any] | None = None
 
     def read(self, self_: TensorImpl) -> Array:
         """`self_`'s values in the compute dtype. Torch: the iterator's input conversion."""
@@ -412,11 +417,19 @@ class Plan:
     def finish(self, values: Array | None, out: TensorImpl | None) -> Any:
         """The result: `values` (the reduced array; None for meta) in the result dtype,
         written into `out` or wrapped as a new contiguous tensor (no copy). See `finish`."""
-        if out is not None or values is None or values.dtype != self.array_dtype:
+        if out is not None or values is None:
+            return finish_as(self, values, self.dtype, out)
+        found = values.dtype  # numpy's dtypes are singletons: `is` answers most calls
+        if found is not self.array_dtype and found != self.array_dtype:
             return finish_as(self, values, self.dtype, out)
         if values.shape != self.shape:
             values = self.xp.reshape(values, self.shape)
-        return tensor_over(values, self.shape, self.stride, self.dtype, self.device, self.backend)
+        make = self.make
+        if make is None:
+            make = self.make = result_maker(
+                self.shape, self.stride, self.dtype, self.device, self.backend  # type: ignore[arg-type]  # values: a backend
+            )
+        return make(values)
 
 
 def finish_as(p: Plan, values: Array | None, dtype: DType, out: TensorImpl | None) -> Any:
