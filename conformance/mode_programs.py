@@ -209,6 +209,14 @@ def _view_shapes(lib: Any, t: dict[str, Any]) -> Any:
     ]
 
 
+def _dtype_views_and_data(lib: Any, t: dict[str, Any]) -> Any:
+    # Non-differentiable aliases: a mode sees torch's shallow copies as aten.detach.
+    x, i = t["x"], t["idx"]
+    d = x.data
+    d.mul_(1.0)
+    return [x.view(lib.int64), x.view(lib.float64), i.view(lib.float64), d, d._version]
+
+
 def _permutations(lib: Any, t: dict[str, Any]) -> Any:
     a = t["a"]
     return [
@@ -728,6 +736,7 @@ PROGRAMS: Final[dict[str, Program]] = {
     "norms": _norms,
     # views
     "view_shapes": _view_shapes,
+    "dtype_views_and_data": _dtype_views_and_data,
     "permutations": _permutations,
     "squeeze_expand": _squeeze_expand,
     "narrow_select": _narrow_select,

@@ -16,7 +16,9 @@ from refimpl.autograd.graph import RemovableHandle, add_hook, grad_accumulator
 from refimpl.autograd.variable import AutogradMeta, clear_history, meta_of, set_requires_grad
 from refimpl.autograd.views import current_grad_fn as grad_fn
 from refimpl.core.grad_mode import GRAD_STATE
+from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import TensorImpl, is_inference, requires_grad, set_data
+from refimpl.dispatch.python_dispatch import python_detach
 from refimpl.ops import aten, data
 
 
@@ -175,8 +177,14 @@ class AutogradMethods:
 
     @property
     def data(self: Any) -> Any:
-        """A tensor sharing storage but not history or version counter. Torch: Tensor.data."""
-        return data.alias_detached(self, share_version=False)
+        """A tensor sharing storage but not history or version counter. Torch: Tensor.data
+        (Variable::variable_data: a shallow_copy_and_detach, which a mode or the tensor's class
+        answers first, as `aten.detach.default`; then a fresh version counter)."""
+        handled = python_detach(self)
+        if handled is None:
+            return data.alias_detached(self, share_version=False)
+        handled._counter = VersionCounter()
+        return handled
 
     @data.setter
     def data(self: Any, value: Any) -> None:

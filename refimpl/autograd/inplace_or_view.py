@@ -45,6 +45,7 @@ from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import TensorImpl, as_view, requires_grad
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload
+from refimpl.dispatch.python_dispatch import python_detach
 from refimpl.dispatch.schema import FunctionSchema
 from refimpl.dispatch.schema_types import ListType
 from refimpl.dispatch.table import KernelRecord, is_dispatch_free
@@ -167,7 +168,20 @@ def view_kernel(multiple: bool, differentiable: bool = True) -> Callable[[Kernel
             _record_views(result, source, multiple, enabled, inference_enabled())
             return result
 
-        return free_kernel if is_dispatch_free(below) else kernel
+        chosen = free_kernel if is_dispatch_free(below) else kernel
+        if differentiable or multiple:
+            return chosen
+
+        def non_differentiable_kernel(*args: Any, **kwargs: Any) -> Any:
+            # torch: as_view of a view autograd does not differentiate (view.dtype) makes the
+            # output with make_variable_non_differentiable_view, a shallow_copy_and_detach,
+            # which a mode or the tensor's class answers first (python_detach): the
+            # aten.detach.default a mode sees after aten.view.dtype.
+            result = chosen(*args, **kwargs) if kwargs else chosen(*args)
+            handled = python_detach(result)
+            return result if handled is None else handled
+
+        return non_differentiable_kernel
 
     return fuse
 

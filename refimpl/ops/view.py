@@ -108,8 +108,9 @@ def view_dtype_kernel(self: TensorImpl, dtype: DType) -> Any:
     `_base`): torch marks view.dtype non-differentiable. See Note [Untyped storage] in
     core/storage.py.
     """
-    # Differs: under a TorchDispatchMode torch's call shows an aten.detach after view.dtype
-    # (its non-differentiable view is a detached alias); refimpl's shows view.dtype alone.
+    # Under a TorchDispatchMode torch's call shows an aten.detach after view.dtype: the
+    # ADInplaceOrView kernel's shallow copy of this non-differentiable view asks the mode
+    # (autograd/inplace_or_view.py, view_kernel).
     old_size, new_size = self._dtype.itemsize, dtype.itemsize
     size, stride, offset = list(self._size), list(self._stride), self._storage_offset
     if old_size != new_size:
