@@ -100,6 +100,8 @@ from refimpl.api._tensor_str import get_printoptions, set_printoptions
 
 # Each family of operators lists its torch.* names in its module's __all__.
 from refimpl.api.constructions import *
+from refimpl.api.conversions import *
+from refimpl.api.default_device import *
 from refimpl.api.distributions import *
 from refimpl.api.factories import (
     arange,
@@ -269,6 +271,7 @@ from refimpl.api.functions import (
     zero_,
 )
 from refimpl.api.functions_inplace import *
+from refimpl.api.global_switches import *
 from refimpl.api.indexing_ops import *
 from refimpl.api.joins import *
 from refimpl.api.linalg_norms import *
@@ -310,6 +313,8 @@ from refimpl.api.spectral import *
 from refimpl.api.statistics import *
 from refimpl.api.tensor import Tensor
 from refimpl.api.tensor_queries import *
+from refimpl.api.tensor_surface import *
+from refimpl.api.torch_misc import *
 from refimpl.api.windows import *
 from refimpl.autograd.grad_mode import (
     enable_grad,

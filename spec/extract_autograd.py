@@ -215,8 +215,9 @@ def category(
         return "not_differentiable", "no differentiable outputs"
     if info is not None:
         return "formula", None
-    if base_name in RESET_GRAD_ACCUMULATOR:
-        return "not_differentiable", "RESET_GRAD_ACCUMULATOR"
+    # RESET_GRAD_ACCUMULATOR (set_) adds a reset of the accumulator after the call (the
+    # "reset_grad_accumulator" list): the kernel is still the not-implemented one (a leaf
+    # that requires grad is refused, a result gets a NotImplemented node).
     return "not_implemented", None
 
 
@@ -261,6 +262,15 @@ def extract() -> dict[str, Any]:
         "autograd": dict(sorted(categories.items())),
         "not_differentiable": dict(sorted(reasons.items())),
         "views": dict(sorted(views.items())),
+        # torch: the generated kernels of these call reset_grad_accumulator(self) after the
+        # op, in every grad mode (gen_variable_type.py RESET_GRAD_ACCUMULATOR); resize_ is
+        # written by hand (VariableTypeManual.cpp) and does not.
+        "reset_grad_accumulator": sorted(
+            qualified(m.func)
+            for m in matched_all
+            if str(m.func.func.name.name) in RESET_GRAD_ACCUMULATOR
+            and categories[qualified(m.func)] == "not_implemented"
+        ),
     }
 
 
@@ -273,6 +283,7 @@ def write(facts: dict[str, Any], path: Path) -> None:
             for name, value in facts[section].items()
         )
         sections.append(f" {json.dumps(section)}: {{\n{lines}\n }}")
+    sections.append(f' "reset_grad_accumulator": {json.dumps(facts["reset_grad_accumulator"])}')
     path.write_text("{\n" + ",\n".join(sections) + "\n}\n", encoding="utf-8")
 
 

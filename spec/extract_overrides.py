@@ -193,15 +193,26 @@ def _mode_only() -> list[str]:
     return sorted(functions | {name for name in ignored if _tensor_method_seen(name)})
 
 
+# Ignored bindings that need arguments but whose hand-written binding asks no handler (torch:
+# THPVariable_range and THPVariable_frombuffer in python_torch_functions_manual.cpp), each
+# with a call that shows it.
+_TRIAL_CALLS: dict[str, Callable[[Any], Any]] = {
+    "torch.range": lambda f: f(0, 1),
+    "torch.frombuffer": lambda f: f(bytearray(1), dtype=torch.uint8),
+}
+
+
 def _unseen_without_arguments(f: Any) -> bool:
-    """Whether `f` runs with no arguments and a mode is not told of it: a binding without the
-    argument parser (torch.is_grad_enabled, torch.get_default_dtype)."""
+    """Whether `f` runs with no arguments (or with its trial arguments) and a mode is not told
+    of it: a binding without the argument parser (torch.is_grad_enabled,
+    torch.get_default_dtype) or one that asks no handler (torch.range)."""
     mode = _Record()
+    trial = _TRIAL_CALLS.get(resolve_name(f) or "", lambda f: f())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             with mode:
-                f()
+                trial(f)
         except Exception:  # noqa: BLE001  # it needs arguments: the parser's binding
             return False
     return not mode.seen

@@ -221,6 +221,9 @@ class AutogradFacts:
     differentiable: frozenset[str] = frozenset()
     """The arguments its derivatives.yaml entry gives a formula: those its out= form refuses
     when they require grad."""
+    resets_grad_accumulator: bool = False
+    """Whether its kernel drops `self`'s gradient accumulator after the call, in every grad
+    mode (set_: the tensor may now have another shape)."""
 
 
 def _with_formula(entry: dict[str, Any]) -> list[str]:
@@ -238,6 +241,7 @@ def autograd_facts() -> dict[str, AutogradFacts]:
     """Qualified overload name (`aten::add.Tensor`, `aten::sum`) -> its autograd facts."""
     document = json.loads(read_text("derivatives.json"))
     derivatives = document["derivatives"]
+    resets = frozenset(document["reset_grad_accumulator"])
     facts = {}
     for name, category in document["autograd"].items():
         entry = derivatives.get(name)
@@ -248,6 +252,7 @@ def autograd_facts() -> dict[str, AutogradFacts]:
             frozenset(() if entry is None else entry["saved"]),
             frozenset(() if entry is None else _exempt(entry)),
             frozenset(() if entry is None else _with_formula(entry)),
+            name in resets,
         )
     return facts
 

@@ -56,6 +56,7 @@ from refimpl.api.softmax import SoftmaxMethods
 from refimpl.api.sorting import SortingMethods
 from refimpl.api.spectral import SpectralMethods
 from refimpl.api.statistics import StatisticsMethods
+from refimpl.api.tensor_surface import TensorSurfaceMethods
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
 from refimpl.ops import aten
@@ -104,6 +105,7 @@ class Tensor(
     SamplingMethods,
     AttentionMethods,
     SubclassMethods,
+    TensorSurfaceMethods,
 ):
     """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""
 

@@ -28,6 +28,7 @@ __all__ = [
     "detect_anomaly",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
+    "set_anomaly_enabled",
     "set_detect_anomaly",
 ]
 
@@ -56,6 +57,11 @@ def is_anomaly_check_nan_enabled() -> bool:
 def _set(enabled: bool, check_nan: bool) -> None:
     ANOMALY.enabled = enabled
     ANOMALY.check_nan = check_nan
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Torch: torch.set_anomaly_enabled (AnomalyMode::set_enabled)."""
+    _set(enabled, check_nan)
 
 
 class detect_anomaly:

@@ -258,6 +258,13 @@ def not_implemented_fallback(
     ]
     if not grad_enabled() or not any(requires_grad(t) for t in tensors):
         return redispatch_below(op, keyset, args, kwargs)
+    # torch: check_inplace on each tensor the op writes (a leaf that requires grad, or a view
+    # autograd could not rebase, is refused before the call).
+    for position, argument in enumerate(op._schema.arguments):
+        if argument.is_write:
+            written = kwargs.get(argument.name) if argument.kwarg_only else args[position]
+            if isinstance(written, TensorImpl):
+                check_inplace(written, True)
     name = op.name().partition(".")[0]
     facts = autograd_facts().get(op.name())
     message = f"derivative for {name} is not implemented"
@@ -428,9 +435,27 @@ def register_autograd_kernels() -> dict[str, str]:
         elif category == "not_differentiable":
             _register(op, passthrough_kernel(op), "not differentiable")
             kinds[qualified] = "not_differentiable"
+        elif fact is not None and fact.resets_grad_accumulator:
+            _register(op, resetting_kernel(op), "not implemented, resets the accumulator")
+            kinds[qualified] = "fallback"
         else:
             kinds[qualified] = "fallback"
     return kinds
+
+
+def resetting_kernel(op: OpOverload) -> AutogradKernel:
+    """The not-implemented kernel, then `self` loses its gradient accumulator, in every grad
+    mode: its next AccumulateGrad is made for its new geometry. Torch: the generated kernels
+    of set_ (RESET_GRAD_ACCUMULATOR in gen_variable_type.py, reset_grad_accumulator)."""
+
+    def kernel(keyset: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        result = not_implemented_fallback(keyset, op, *args, **kwargs)
+        meta = args[0]._autograd_meta
+        if meta is not None:
+            meta._accumulator = None
+        return result
+
+    return kernel
 
 
 def register_fallback() -> None:

@@ -16,6 +16,7 @@ from typing import Any, Final
 from refimpl._base.device import device
 from refimpl._base.dtypes import ALL_DTYPES, DType
 from refimpl.core.random import Generator
+from refimpl.core.storage import Storage
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.schema import Argument, FunctionSchema
 from refimpl.dispatch.schema_types import ListType, OptionalType, SchemaType, TypeKind
@@ -175,6 +176,14 @@ def _check_generator(value: Any) -> Any:
     raise CastError(f"Unable to cast Python instance of type {type(value)} to C++ type '?'")
 
 
+def _check_storage(value: Any) -> Any:
+    # torch: toIValue takes a Storage argument only from a storage object (set_'s overloads
+    # tell a storage from a tensor this way).
+    if isinstance(value, Storage):
+        return value
+    raise CastError(f"Unable to cast Python instance of type {type(value)} to C++ type '?'")
+
+
 def _check_any(value: Any) -> Any:
     return value
 
@@ -201,6 +210,7 @@ _VALIDATORS: Final = frozenset(
         _check_number,
         _check_str,
         _check_generator,
+        _check_storage,
         _check_any,
     }
 )
@@ -220,6 +230,7 @@ _BASE_CHECKERS: Final[dict[TypeKind, Checker]] = {
     TypeKind.ScalarType: _check_scalar_type,
     TypeKind.DeviceObj: _check_device,
     TypeKind.Generator: _check_generator,
+    TypeKind.Storage: _check_storage,
 }
 
 

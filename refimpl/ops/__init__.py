@@ -11,6 +11,7 @@ from refimpl.dispatch.overloads import OpNamespace, namespace
 # The kernel modules are imported here, so that they register their kernels and so that the
 # namespace lookup below never shadows them.
 from refimpl.ops import arithmetic as arithmetic
+from refimpl.ops import batch_norm_stats as batch_norm_stats
 from refimpl.ops import binary as binary
 from refimpl.ops import binary_math as binary_math
 from refimpl.ops import clamp as clamp
@@ -37,6 +38,7 @@ from refimpl.ops import linalg_spectral as linalg_spectral
 from refimpl.ops import masked_index as masked_index
 from refimpl.ops import matmul as matmul
 from refimpl.ops import matvec as matvec
+from refimpl.ops import misc_composites as misc_composites
 from refimpl.ops import nn_activation as nn_activation
 from refimpl.ops import nn_attention as nn_attention
 from refimpl.ops import nn_convolution as nn_convolution
@@ -75,6 +77,7 @@ from refimpl.ops import special_bessel as special_bessel
 from refimpl.ops import special_polynomials as special_polynomials
 from refimpl.ops import split as split
 from refimpl.ops import statistics as statistics
+from refimpl.ops import tensor_set as tensor_set
 from refimpl.ops import unary_math as unary_math
 from refimpl.ops import unary_misc as unary_misc
 from refimpl.ops import vector_ops as vector_ops
@@ -82,6 +85,7 @@ from refimpl.ops import view as view
 from refimpl.ops import view_copy as view_copy
 from refimpl.ops import view_inplace as view_inplace
 from refimpl.ops import view_scatter as view_scatter
+from refimpl.ops import weight_norm as weight_norm
 from refimpl.ops import windows as windows
 
 aten = namespace("aten")

@@ -70,7 +70,7 @@ def _fma_in(xp: Any, acc: DType, a: Array, b: Array, c: Array) -> Array:
 # --- arange ----------------------------------------------------------------------------------
 
 
-def _accumulate_type(dtype: DType) -> DType:
+def accumulate_type(dtype: DType) -> DType:
     # torch: at::acc_type<scalar_t, /*is_cuda=*/false>: int64 for integers, float for the
     # 16-bit floats, double for float and double.
     if dtype.category is dt.Category.INTEGRAL:
@@ -91,11 +91,11 @@ def arange_size(start: Any, end: Any, step: Any, dtype: DType) -> tuple[int, Any
     if d_step == 0:
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(d_start) and math.isfinite(d_end)):
-        raise RuntimeError(f"unsupported range: {_cpp_number(start)} -> {_cpp_number(end)}")
+        raise RuntimeError(f"unsupported range: {cpp_number(start)} -> {cpp_number(end)}")
     if not ((d_step > 0 and d_end >= d_start) or (d_step < 0 and d_end <= d_start)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    acc = _accumulate_type(dtype)
-    x_start, x_end, x_step = (_to_acc(v, acc) for v in (start, end, step))
+    acc = accumulate_type(dtype)
+    x_start, x_end, x_step = (to_acc(v, acc) for v in (start, end, step))
     if dtype is dt.int64:
         if x_step == 0:
             # torch: the integer size below divides by the truncated step.
@@ -114,14 +114,14 @@ def arange_size(start: Any, end: Any, step: Any, dtype: DType) -> tuple[int, Any
     return size, x_start, x_step
 
 
-def _to_acc(value: Any, acc: DType) -> Any:
+def to_acc(value: Any, acc: DType) -> Any:
     # torch: Scalar::to<accscalar_t>, a checked conversion (then rounded to float for float).
     if acc is dt.int64:
         return convert_scalar(value, dt.int64)
     return cast_scalar(checked_convert(value, acc), acc)
 
 
-def _cpp_number(value: Any) -> str:
+def cpp_number(value: Any) -> str:
     # How C++ streams a double: integral values without ".0", inf/nan bare.
     if isinstance(value, float) and math.isfinite(value) and value == int(value):
         return str(int(value))
@@ -134,7 +134,7 @@ def arange_array(backend: Backend, size: int, start: Any, step: Any, dtype: DTyp
     See Note [Range rounding].
     """
     xp = backend.xp
-    acc = _accumulate_type(dtype)
+    acc = accumulate_type(dtype)
     if acc is dt.int64:
         index = xp.arange(size, dtype=xp.int64)
         values = xp.asarray(start, dtype=xp.int64) + xp.asarray(step, dtype=xp.int64) * index

@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
+from refimpl._base.context import CONTEXT
 from refimpl._base.device import device
 from refimpl._base.dtypes import ALL_DTYPES, DType, bool_, int32, int64
 from refimpl._base.keys import DispatchKey
@@ -503,7 +504,8 @@ def meshgrid_decomposition(tensors: list[TensorImpl]) -> Any:
     """meshgrid with "ij" indexing, after torch's one-time warning that `indexing` will be
     required. Torch: meshgrid in TensorShape.cpp (TORCH_WARN_ONCE, then meshgrid(tensors,
     "ij"))."""
-    if "meshgrid" not in MESHGRID_WARNED:
+    # torch: TORCH_WARN_ONCE warns every time while torch.set_warn_always(True) is on.
+    if CONTEXT.warn_always or "meshgrid" not in MESHGRID_WARNED:
         MESHGRID_WARNED.add("meshgrid")
         warnings.warn(
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "

@@ -11,8 +11,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from refimpl._base import promotion
+from refimpl._base.context import CONTEXT
 from refimpl._base.device import device
-from refimpl._base.dtypes import DType
+from refimpl._base.dtypes import Category, DType
+from refimpl._base.finfo import iinfo
 from refimpl._base.keys import DispatchKey
 from refimpl._base.memory_format import as_memory_format, contiguous_format, preserve_format
 from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
@@ -145,6 +147,31 @@ def _generated_out(out: TensorImpl, result: TensorImpl) -> Any:
     return data.copy_(out, result)
 
 
+def fill_uninitialized(t: TensorImpl) -> TensorImpl:
+    """A new tensor's unspecified values made NaN (floating, complex), the largest integer, or
+    True, while deterministic algorithms are on and fill_uninitialized_memory is set.
+
+    Torch: fill_empty_deterministic_ in TensorFactories.cpp, called by empty_cpu and
+    empty_strided_cpu when Context::deterministicFillUninitializedMemory(); the fill is inside
+    the kernel, so neither autograd nor a mode sees it and the version stays 0.
+    """
+    if not (CONTEXT.deterministic and CONTEXT.fill_uninitialized_memory):
+        return t
+    if t._storage.backend is None or geometry.numel(t._size) == 0:
+        return t
+    category = t._dtype.category
+    value: Scalar
+    if category in (Category.FLOATING, Category.COMPLEX):
+        value = float("nan")
+    elif category is Category.BOOL:
+        value = True
+    else:
+        value = iinfo(t._dtype).max
+    data.fill_(t, value)
+    t._version_counter.version = 0
+    return t
+
+
 empty = defop(
     "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, "
     "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"
@@ -161,8 +188,8 @@ def empty_kernel(
     pin_memory: bool | None,
     memory_format: Any,
 ) -> Any:
-    """A tensor with unspecified values (refimpl: zeros), contiguous unless a memory format
-    says otherwise. Torch: empty in TensorFactories.cpp (empty_cpu)."""
+    """A tensor with unspecified values (refimpl: zeros; see fill_uninitialized), contiguous
+    unless a memory format says otherwise. Torch: empty in TensorFactories.cpp (empty_cpu)."""
     target, backend = _factory_target(device)
     dtype = get_default_dtype() if dtype is None else dtype
     fmt = as_memory_format(memory_format)
@@ -170,9 +197,10 @@ def empty_kernel(
         # torch: the message streams c10::MemoryFormat::Preserve.
         raise RuntimeError("unsupported memory format Preserve")
     if fmt is None or fmt is contiguous_format:
-        return empty_tensor(size, dtype, target, backend)
+        return fill_uninitialized(empty_tensor(size, dtype, target, backend))
     shape = _check_sizes(size)
-    return empty_strided_tensor(shape, data.format_strides(shape, fmt), dtype, target, backend)
+    strides = data.format_strides(shape, fmt)
+    return fill_uninitialized(empty_strided_tensor(shape, strides, dtype, target, backend))
 
 
 empty_out = defop(
@@ -410,7 +438,7 @@ def empty_strided_kernel(
     """Torch: empty_strided (empty_strided_cpu in TensorFactories.cpp)."""
     target, backend = _factory_target(device)
     dtype = get_default_dtype() if dtype is None else dtype
-    return make_empty_strided(size, stride, dtype, target, backend)
+    return fill_uninitialized(make_empty_strided(size, stride, dtype, target, backend))
 
 
 empty_strided_out = defop(
@@ -514,7 +542,7 @@ def empty_permuted_kernel(
         running *= max(shape[d], 1)
     target, backend = _factory_target(device)
     dtype = get_default_dtype() if dtype is None else dtype
-    return empty_strided_tensor(shape, tuple(stride), dtype, target, backend)
+    return fill_uninitialized(empty_strided_tensor(shape, tuple(stride), dtype, target, backend))
 
 
 empty_permuted_out = defop(
@@ -551,9 +579,11 @@ def new_empty_kernel(
     device: device | None,
     pin_memory: bool | None,
 ) -> Any:
-    """An uninitialised tensor (refimpl: zeros) of self's dtype and device. Torch: new_empty."""
+    """An uninitialised tensor (refimpl: zeros; see fill_uninitialized) of self's dtype and
+    device. Torch: new_empty."""
     target, backend = _new_target(self, device)
-    return empty_tensor(size, self._dtype if dtype is None else dtype, target, backend)
+    made = empty_tensor(size, self._dtype if dtype is None else dtype, target, backend)
+    return fill_uninitialized(made)
 
 
 new_zeros = defop(

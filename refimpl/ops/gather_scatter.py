@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Final
 
+from refimpl._base.context import alert_not_deterministic
 from refimpl._base.dtypes import DType, int64
 from refimpl._base.keys import DispatchKey
 from refimpl._base.scalars import Scalar, checked_convert
@@ -573,6 +574,10 @@ register(take_out, take_out_kernel, BACKEND_KEYS)
 
 def _put_(self: TensorImpl, index: TensorImpl, source: TensorImpl, accumulate: bool) -> Any:
     """self.flatten()[index] = source (or += with accumulate), in place. Torch: put_."""
+    # torch: put_ alerts first: without accumulate, duplicate indices make the result
+    # depend on the order of writes (with it, only CUDA's atomic adds are nondeterministic).
+    if not accumulate or self._storage.device.type == "cuda":
+        alert_not_deterministic("put_")
     if index._dtype is not int64:
         raise RuntimeError(
             f"put_(): Expected a long tensor for index, but got {index._dtype.scalar_name}"

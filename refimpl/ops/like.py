@@ -21,6 +21,7 @@ from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
 from refimpl.ops._backward import Tensor
 from refimpl.ops._register import defop
+from refimpl.ops.factory import fill_uninitialized
 
 aten: Final = namespace("aten")
 CEA: Final = DispatchKey.CompositeExplicitAutograd
@@ -67,8 +68,9 @@ def empty_like_kernel(
     pin_memory: bool | None,
     memory_format: object,
 ) -> Any:
-    """A tensor like `self` with unspecified values. Torch: empty_like."""
-    return _like(self, dtype, device, memory_format)
+    """A tensor like `self` with unspecified values. Torch: empty_like (whose at::empty call
+    fills them while deterministic algorithms are on: factory.fill_uninitialized)."""
+    return fill_uninitialized(_like(self, dtype, device, memory_format))
 
 
 zeros_like = defop(

@@ -1,4 +1,5 @@
-"""The range factories as aten ops: arange in its five overloads.
+"""The range factories as aten ops: arange in its five overloads, range (inclusive end), linspace
+and logspace.
 
 Torch: arange and arange_out in aten/src/ATen/native/RangeFactories.cpp (the size, the checks,
 out= resized with a warning when its element count differs) and TensorFactories.cpp (the
@@ -8,6 +9,7 @@ otherwise). The values follow torch's CPU kernel (ops/_ranges.py, Note [Range ro
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Final
 
@@ -16,11 +18,12 @@ from refimpl._base.device import device
 from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import default_complex_dtype, get_default_dtype
-from refimpl._base.scalars import Scalar
+from refimpl._base.scalars import Scalar, cast_scalar
 from refimpl.core import strides as geometry
 from refimpl.core.config import config
 from refimpl.core.tensor import (
     TensorImpl,
+    backend_dtype,
     empty_tensor,
     resize_for_output,
     tensor_over,
@@ -31,6 +34,9 @@ from refimpl.ops import _ranges, data
 from refimpl.ops._register import defop
 
 CEA = DispatchKey.CompositeExplicitAutograd
+# torch: range.out has one kernel for CPU, CUDA and Meta (range_out in RangeFactories.cpp:
+# its dtype checks run on meta too, only the values are not written).
+_RANGE_OUT_KEYS: Final = (DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta)
 aten: Final = namespace("aten")
 _CPU = device("cpu")
 
@@ -151,6 +157,147 @@ arange_start_out = defop(
 @arange_start_out.kernel(CEA)
 def arange_start_out_kernel(start: Scalar, end: Scalar, step: Scalar, *, out: TensorImpl) -> Any:
     return _arange_out(start, end, step, out)
+
+
+# --- range -----------------------------------------------------------------------------------
+# torch: range_out in RangeFactories.cpp (AT_DISPATCH_ALL_TYPES_AND2(Half, BFloat16), "range_cpu"
+# on every device): start, end and step in the accumulate type, the size
+# (end - start) / step + 1 truncated, the values start + i * step (this file is not built with
+# FMA, unlike arange's kernel); and range in TensorFactories.cpp: empty({0}) then range_out.
+
+
+def _range_size(start: Scalar, end: Scalar, step: Scalar, dtype: DType) -> tuple[int, Any, Any]:
+    """The length of `range(start, end, step)` in `dtype`, and start and step in its
+    accumulate type, with torch's checks in torch's order."""
+    if dtype.category in (dt.Category.BOOL, dt.Category.COMPLEX) or dtype.name in _UNSIGNED_WIDE:
+        raise _ranges.not_implemented("range_cpu", dtype)
+    acc = _ranges.accumulate_type(dtype)
+    x_start, x_end, x_step = (_ranges.to_acc(v, acc) for v in (start, end, step))
+    if x_step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(float(x_start)) and math.isfinite(float(x_end))):
+        raise RuntimeError(
+            f"unsupported range: {_ranges.cpp_number(x_start)} -> {_ranges.cpp_number(x_end)}"
+        )
+    if not ((x_step > 0 and x_end >= x_start) or (x_step < 0 and x_end <= x_start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if acc is dt.int64:
+        size = (x_end - x_start) // x_step + 1  # same signs: floor is C++'s truncation
+    else:
+        quotient = cast_scalar((x_end - x_start) / x_step, acc)
+        size = int(cast_scalar(quotient + 1, acc))  # type: ignore[arg-type]  # a real float
+    return size, x_start, x_step
+
+
+# The unsigned dtypes wider than a byte: not among AT_DISPATCH_ALL_TYPES.
+_UNSIGNED_WIDE: Final = frozenset({"uint16", "uint32", "uint64"})
+
+
+def _range_out(start: Scalar, end: Scalar, step: Scalar, out: TensorImpl) -> Any:
+    """Torch: range_out: `out` resized (without a warning) to the size, then filled."""
+    size, x_start, x_step = _range_size(start, end, step, out._dtype)
+    if geometry.numel(out._size) != size:
+        resize_for_output(out, (size,), (1,))
+    backend = out._storage.backend
+    if backend is not None and size > 0:
+        write_array(out, _range_array(backend, size, x_start, x_step, out._dtype))
+    return out
+
+
+def _range_array(backend: Any, size: int, start: Any, step: Any, dtype: DType) -> Any:
+    """`start + i * step` for i < size, computed in the accumulate type, in `dtype`."""
+    xp = backend.xp
+    acc = _ranges.accumulate_type(dtype)
+    target = backend_dtype(backend, dtype)
+    if acc is dt.int64:
+        index = xp.arange(size, dtype=xp.int64)
+        values = xp.asarray(start, dtype=xp.int64) + xp.asarray(step, dtype=xp.int64) * index
+        return xp.astype(values, target)
+    # A float accumulator rounds the product and the sum to float, a double one to double.
+    acc_dtype = xp.float32 if acc is dt.float32 else xp.float64
+    index = xp.arange(size, dtype=acc_dtype)
+    product = index * xp.asarray(step, dtype=acc_dtype)
+    return xp.astype(xp.asarray(start, dtype=acc_dtype) + product, target)
+
+
+range_step = defop(
+    "range.step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, "
+    "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"
+)
+
+
+def _range(
+    start: Scalar, end: Scalar, step: Scalar, dtype: DType | None, dev: device | None
+) -> Any:
+    """Torch: range: an empty tensor of the dtype (the default dtype when none is given,
+    whatever the arguments) filled by range_out."""
+    target = get_default_dtype() if dtype is None else dtype
+    where = _CPU if dev is None else dev
+    backend = None if where.type == "meta" else config.backends.resolve(where.type)
+    result = tensor_over(None, (0,), (1,), target, where, None)
+    if backend is not None:
+        result = empty_tensor((0,), target, where, backend)
+    _range_out(start, end, step, result)
+    result._version_counter.version = 0  # a fresh factory result: the fill is below autograd
+    return result
+
+
+@range_step.kernel(CEA)
+def range_step_kernel(
+    start: Scalar,
+    end: Scalar,
+    step: Scalar,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: Any,
+) -> Any:
+    """Values from `start` to `end` inclusive by `step`. Torch: range in TensorFactories.cpp."""
+    return _range(start, end, step, dtype, device)
+
+
+range_default = defop(
+    "range(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=None) -> Tensor"
+)
+
+
+@range_default.kernel(CEA)
+def range_kernel(
+    start: Scalar,
+    end: Scalar,
+    *,
+    dtype: DType | None,
+    layout: Any,
+    device: device | None,
+    pin_memory: Any,
+) -> Any:
+    """Torch: range(start, end) = range(start, end, 1)."""
+    return _range(start, end, 1, dtype, device)
+
+
+range_out = defop(
+    "range.out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)"
+)
+
+
+def range_out_kernel(start: Scalar, end: Scalar, step: Scalar, *, out: TensorImpl) -> Any:
+    """Values from `start` to `end` inclusive by `step`, into `out`. Torch: range_out."""
+    return _range_out(start, end, step, out)
+
+
+for _key in _RANGE_OUT_KEYS:
+    range_out.kernel(_key)(range_out_kernel)
+
+
+range_out_ = defop("range.out_(Scalar start, Scalar end, *, Tensor(a!) out) -> Tensor(a!)")
+
+
+@range_out_.kernel(CEA)
+def range_out__kernel(start: Scalar, end: Scalar, *, out: TensorImpl) -> Any:
+    """Torch: range.out_: range.out with step 1."""
+    return aten.range.out(start, end, 1, out=out)
 
 
 # --- linspace, logspace ----------------------------------------------------------------------
