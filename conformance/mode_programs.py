@@ -210,11 +210,12 @@ def _view_shapes(lib: Any, t: dict[str, Any]) -> Any:
 
 
 def _dtype_views_and_data(lib: Any, t: dict[str, Any]) -> Any:
-    # Non-differentiable aliases: a mode sees torch's shallow copies as aten.detach.
+    # Non-differentiable aliases: a mode sees torch's shallow copies as aten.detach. (Views
+    # as the same dtype: array-api-strict has no bitcast for another one.)
     x, i = t["x"], t["idx"]
     d = x.data
     d.mul_(1.0)
-    return [x.view(lib.int64), x.view(lib.float64), i.view(lib.float64), d, d._version]
+    return [x.view(lib.float64), i.view(lib.int64), d, d._version]
 
 
 def _permutations(lib: Any, t: dict[str, Any]) -> Any:

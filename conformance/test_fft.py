@@ -77,7 +77,7 @@ def _cube(lib: Any, complex_: bool = False) -> Any:
 def _values(t: Any) -> np.ndarray:
     if isinstance(t, torch.Tensor):
         return t.detach().resolve_conj().numpy()
-    return np.asarray(t.detach().numpy())
+    return np.asarray(t.detach().resolve_conj().numpy())
 
 
 def _dtype_name(t: Any) -> str:

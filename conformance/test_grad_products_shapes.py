@@ -263,7 +263,7 @@ def _inputs(case: Case, specs: tuple[Spec, ...], dtype: str,
 def _numpy(value: Any) -> np.ndarray:
     if isinstance(value, torch.Tensor):
         return value.detach().resolve_conj().numpy()
-    return np.asarray(value.detach().numpy())
+    return np.asarray(value.detach().resolve_conj().numpy())
 
 
 def _assert_close(ours: Any, theirs: Any, what: str) -> None:

@@ -80,7 +80,7 @@ def _inputs(case: Case, leaves: list[Any], lib: Any) -> list[Any]:
 def _numpy(t: Any) -> np.ndarray:
     if isinstance(t, torch.Tensor):
         return t.detach().numpy(force=True)
-    return np.asarray(t.detach().numpy())
+    return np.asarray(t.detach().numpy(force=True))
 
 
 def _close(ours: Any, theirs: Any, what: str) -> None:

@@ -193,7 +193,7 @@ def _numpy(value: Any) -> np.ndarray:
         if value._is_zerotensor():
             return np.zeros(tuple(value.shape), dtype=str(value.dtype).removeprefix("torch."))
         return value.detach().resolve_conj().numpy()
-    return np.asarray(value.detach().numpy())
+    return np.asarray(value.detach().resolve_conj().numpy())
 
 
 def _assert_close(ours: Any, theirs: Any, what: str) -> None:

@@ -193,7 +193,7 @@ def _flatten(value: Any) -> list[Any]:
 def _host(t: Any) -> np.ndarray:
     if isinstance(t, torch.Tensor):
         return t.detach().resolve_conj().numpy()
-    return np.asarray(t.detach().numpy())
+    return np.asarray(t.detach().resolve_conj().numpy())
 
 
 def _same(ours: Any, theirs: Any) -> None:

@@ -278,6 +278,7 @@ from refimpl.api.linalg_norms import *
 from refimpl.api.linalg_solve import *
 from refimpl.api.linalg_spectral import *
 from refimpl.api.masking import *
+from refimpl.api.math_bits import *
 from refimpl.api.nn_activation import *
 from refimpl.api.nn_attention import *
 from refimpl.api.nn_convolution import *

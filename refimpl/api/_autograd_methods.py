@@ -135,13 +135,13 @@ class AutogradMethods:
             return add_hook(meta.hooks, hook)
         return node.add_tensor_pre_hook(meta.output_nr, hook)
 
-    def register_post_accumulate_grad_hook(self: Any, hook: Callable[[Any], Any]) -> RemovableHandle:
+    def register_post_accumulate_grad_hook(
+        self: Any, hook: Callable[[Any], Any]
+    ) -> RemovableHandle:
         """`hook(tensor)` after a gradient was added into this leaf's `.grad`. Torch:
         Tensor.register_post_accumulate_grad_hook."""
         if not requires_grad(self):
-            raise RuntimeError(
-                "cannot register a hook on a tensor that doesn't require gradient"
-            )
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if grad_fn(self) is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
@@ -216,8 +216,7 @@ def _set_requires_grad(self: Any, requires_grad: bool, dtype_error: str) -> Any:
         raise RuntimeError(dtype_error)
     if requires_grad and is_inference(self) and not GRAD_STATE.inference:
         raise RuntimeError(
-            "Setting requires_grad=True on inference tensor outside InferenceMode is not "
-            "allowed."
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
         )
     set_requires_grad(self, requires_grad)
     return self

@@ -82,8 +82,10 @@ class Binding:
         for overload_name in packet.overloads():
             schema = getattr(packet, overload_name)._schema
             for position, argument in enumerate(schema.arguments):
-                if argument.name == "reduction" and not argument.kwarg_only and (
-                    argument.default_value == _REDUCTION_MEAN
+                if (
+                    argument.name == "reduction"
+                    and not argument.kwarg_only
+                    and (argument.default_value == _REDUCTION_MEAN)
                 ):
                     self.unreduced_from = position
             self.returns_list |= any(str(r.type) == "List[Tensor]" for r in schema.returns)

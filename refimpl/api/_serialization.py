@@ -12,7 +12,9 @@ storage offset (a view comes back with its strides and offset, but as a plain te
   and only leaves can be deep-copied.
 
 A rebuilt tensor's version counter reads 1, as torch's do (its `set_` on the new storage
-counts as a write).
+counts as a write). The math bits (Note [Math bits] in core/tensor.py): pickle keeps them with
+the storage as it is (torch stores {'conj': True} / {'neg': True} with the tensor), deepcopy
+resolves them (torch's __deepcopy__ applies conj_physical / neg to the copy, which has none).
 """
 
 from __future__ import annotations
@@ -24,7 +26,15 @@ from refimpl._base.dtypes import BY_NAME, DType
 from refimpl.autograd.variable import grad_fn, meta_of, set_requires_grad
 from refimpl.core.config import config
 from refimpl.core.storage import Storage
-from refimpl.core.tensor import TensorImpl, make_tensor, requires_grad
+from refimpl.core.tensor import (
+    CONJUGATE_BIT,
+    MATH_BITS,
+    NEGATIVE_BIT,
+    TensorImpl,
+    make_tensor,
+    requires_grad,
+)
+from refimpl.ops import aten
 
 
 def _rebuilt(
@@ -67,6 +77,7 @@ def reduce_tensor(t: TensorImpl) -> tuple[Any, tuple[Any, ...]]:
         t._stride,
         t._storage_offset,
         requires_grad(t),
+        t._key_set & MATH_BITS,
     )
 
 
@@ -80,10 +91,11 @@ def rebuild_tensor(
     stride: tuple[int, ...],
     offset: int,
     requires_grad: bool,
+    math_bits: int = 0,
 ) -> Any:
     """A tensor from what `reduce_tensor` stored, on the backend now configured for its device.
 
-    Torch: torch._utils._rebuild_tensor_v2.
+    Torch: torch._utils._rebuild_tensor_v2 (with the tensor's metadata: its math bits).
     """
     dev = device(device_name)
     dtype = BY_NAME[dtype_name]
@@ -93,7 +105,9 @@ def rebuild_tensor(
         backend = config.backends.resolve(dev.type)
         array = backend.xp.asarray(backend.from_host(host), copy=True)
         storage = Storage(array, size_elements, dtype, dev, backend)
-    return _rebuilt(cls, storage, tuple(size), tuple(stride), offset, dtype, requires_grad)
+    out = _rebuilt(cls, storage, tuple(size), tuple(stride), offset, dtype, requires_grad)
+    out._key_set |= math_bits & MATH_BITS
+    return out
 
 
 # --- copy.deepcopy -------------------------------------------------------------------------
@@ -134,8 +148,17 @@ def deepcopy_tensor(t: TensorImpl, memo: dict[int, Any]) -> Any:
         t._stride,
         t._storage_offset,
         t._dtype,
-        requires_grad(t),
+        requires_grad(t) and not t._key_set & MATH_BITS,
     )
+    if t._key_set & MATH_BITS:
+        # torch: the copy holds the storage's values without the bits; conj_physical and neg
+        # (under no_grad) give it the values `t` shows, and it is a leaf as `t` is.
+        if t._key_set & CONJUGATE_BIT:
+            out = aten.conj_physical.default(out)
+        if t._key_set & NEGATIVE_BIT:
+            out = aten.neg.default(out)
+        if requires_grad(t):
+            set_requires_grad(out, True)
     memo[id(t)] = out
     grad = None if t._autograd_meta is None else t._autograd_meta.grad
     if grad is not None:

@@ -36,9 +36,7 @@ from refimpl.core.tensor import TensorImpl
 Function = Callable[..., Any]
 
 
-def _disabled_torch_function_impl(
-    func: Any, types: Any, args: Any = (), kwargs: Any = None
-) -> Any:
+def _disabled_torch_function_impl(func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
     """The `__torch_function__` of types that take no part in the protocol (torch.nn.Parameter
     sets it). Torch: torch._C._disabled_torch_function_impl."""
     return func(*args, **(kwargs or {}))
@@ -517,9 +515,7 @@ class TorchFunctionMethods:
             PROTOCOL.update()
 
     @classmethod
-    def __torch_function__(
-        cls, func: Any, types: Any, args: Any = (), kwargs: Any = None
-    ) -> Any:
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         """Run `func` with subclasses disabled and give its tensors the class `cls`, unless a
         type among `types` is not a parent of `cls`. Torch: Tensor.__torch_function__."""
         if kwargs is None:

@@ -67,9 +67,7 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Any, ...]:
         shape = (shape,)
     for size in shape:
         if not isinstance(size, int):
-            raise TypeError(
-                f"expected 'shape' sequence to only contain ints, but got {type(size)}"
-            )
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(size)}")
     shape = tuple(shape)
     if not all(size >= 0 for size in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")

@@ -128,7 +128,10 @@ class SortingMethods:
     ) -> Any:
         """Torch: Tensor.unique (torch/_tensor.py): torch.unique(self, ...)."""
         return unique(
-            self, sorted=sorted, return_inverse=return_inverse, return_counts=return_counts,
+            self,
+            sorted=sorted,
+            return_inverse=return_inverse,
+            return_counts=return_counts,
             dim=dim,
         )
 

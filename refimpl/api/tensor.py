@@ -58,7 +58,14 @@ from refimpl.api.spectral import SpectralMethods
 from refimpl.api.statistics import StatisticsMethods
 from refimpl.api.tensor_surface import TensorSurfaceMethods
 from refimpl.core import strides as geometry
-from refimpl.core.tensor import TensorImpl, array_of, set_tensor_class
+from refimpl.core.tensor import (
+    CONJUGATE_BIT,
+    MATH_BITS,
+    NEGATIVE_BIT,
+    TensorImpl,
+    array_of,
+    set_tensor_class,
+)
 from refimpl.ops import aten
 from refimpl.ops.pointwise import STRIDED
 
@@ -303,9 +310,22 @@ class Tensor(
                     "Can't call numpy() on Tensor that requires grad. Use "
                     "tensor.detach().numpy() instead."
                 )
+            # torch: tensor_to_numpy refuses a math bit: the array would share the storage,
+            # which holds the values before the bit.
+            if self._key_set & CONJUGATE_BIT:
+                raise RuntimeError(
+                    "Can't call numpy() on Tensor that has conjugate bit set. Use "
+                    "tensor.resolve_conj().numpy() instead."
+                )
+            if self._key_set & NEGATIVE_BIT:
+                raise RuntimeError(
+                    "Can't call numpy() on Tensor that has negative bit set. Use "
+                    "tensor.resolve_neg().numpy() instead."
+                )
         prepared: Tensor = aten.detach.default(self)
         if force:
-            prepared = prepared.cpu()
+            # torch: tensor.detach().cpu().resolve_conj().resolve_neg()
+            prepared = prepared.cpu().resolve_conj().resolve_neg()
         return prepared._backend_or_raise().to_host(array_of(prepared))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
@@ -525,6 +545,28 @@ class Tensor(
 
     def is_complex(self) -> bool:
         return self._dtype.is_complex
+
+    # --- the math bits (Note [Math bits] in core/tensor.py) --------------------------------
+
+    def is_conj(self) -> bool:
+        """Whether the conjugate bit is set. Torch: Tensor.is_conj (reads the key set)."""
+        return bool(self._key_set & CONJUGATE_BIT)
+
+    def is_neg(self) -> bool:
+        """Whether the negative bit is set. Torch: Tensor.is_neg (reads the key set)."""
+        return bool(self._key_set & NEGATIVE_BIT)
+
+    adjoint = method("adjoint")
+    _neg_view = method("_neg_view")
+
+    def tolist(self) -> Any:
+        """Nested lists of Python scalars. Torch: Tensor.tolist, which reads
+        `self.resolve_conj().resolve_neg()` (tensor_to_list in torch/csrc/utils/tensor_list.cpp):
+        a dispatch mode sees the clones of a tensor with a math bit."""
+        if self._key_set & MATH_BITS:
+            resolved = aten.resolve_neg.default(aten.resolve_conj.default(self))
+            return TensorImpl.tolist(resolved)
+        return TensorImpl.tolist(self)
 
     def get_device(self) -> int:
         # torch: -1 for CPU and meta tensors, which have no device index.

@@ -21,7 +21,8 @@ from refimpl._base.spec import autograd_facts
 from refimpl.autograd.functions import NodeSpec
 from refimpl.autograd.graph import Node, grad_accumulator
 from refimpl.autograd.variable import AutogradMeta, Edge, mark_requires_grad, meta_of, set_history
-from refimpl.core.tensor import TensorImpl, requires_grad
+from refimpl.core.grad_mode import GRAD_STATE
+from refimpl.core.tensor import CONJUGATE_BIT, MATH_BITS, NEGATIVE_BIT, TensorImpl, requires_grad
 from refimpl.ops import aten
 from refimpl.ops._derivative import DERIVATIVES
 
@@ -64,6 +65,19 @@ def current_grad_fn(t: TensorImpl) -> Node | None:
             # torch: handle_view_on_rebase(indirect=true): the base or another of its views
             # changed in place, and this view may not follow.
             raise RuntimeError(_view_message(t, meta.creation, indirect=True))
+        if (t._key_set ^ base._key_set) & MATH_BITS:
+            # Note [Math-bit views replay]: the view made again from the base, in grad mode,
+            # gives the grad_fn (torch: view_fn(base).grad_fn()).
+            saved_mode = GRAD_STATE.enabled
+            GRAD_STATE.enabled = True
+            try:
+                replayed = replay_view(base, t._geometry(), t._key_set)
+            finally:
+                GRAD_STATE.enabled = saved_mode
+            replayed_meta: AutogradMeta | None = replayed._autograd_meta
+            meta.grad_fn = None if replayed_meta is None else replayed_meta.grad_fn
+            meta.view_version = version
+            return meta.grad_fn
         spec = _as_strided_spec()
         saved = {
             "self_geometry": (base._size, base._stride, base._storage_offset),
@@ -156,16 +170,48 @@ def _view_message(view: TensorImpl, creation: str, indirect: bool = False) -> st
     )
 
 
+# Note [Math-bit views replay]
+# A view whose conjugate or negative bit differs from its base's (x.conj(), x.conj()[0],
+# x.conj().imag) cannot be made again from the base by as_strided alone, which keeps the
+# base's bits. torch records a view_fn for such views (the ADInplaceOrView kernels of _conj and
+# _neg_view, chained with later views) and replays it where it would use as_strided: in
+# CopySlices and when a view's grad_fn is made again. refimpl replays as_strided over the
+# view's geometry (skipped where the geometry is the base's) and then the bit toggles, _conj
+# and _neg_view: the same view, and the same gradients. Differs: for a view made by several
+# ops after the toggle (x.conj()[0]) torch replays each op and its grad_fn is the last one's
+# node (SelectBackward0); refimpl's is ConjBackward0 over an AsStridedBackward0.
+
+
+def replay_view(base: TensorImpl, view_geometry: tuple[Any, ...], view_key_set: int) -> Any:
+    """The view of `base` with geometry `view_geometry` and the math bits of `view_key_set`.
+
+    Torch: a view's view_fn (ViewInfo::view_fn) for views that toggle a math bit.
+    """
+    size, stride, offset = view_geometry
+    if (size, stride, offset) == (base._size, base._stride, base._storage_offset):
+        out = base
+    else:
+        out = aten.as_strided.default(base, list(size), list(stride), offset)
+    toggled = (view_key_set ^ base._key_set) & MATH_BITS
+    if toggled & CONJUGATE_BIT:
+        out = aten._conj.default(out)
+    if toggled & NEGATIVE_BIT:
+        out = aten._neg_view.default(out)
+    return out
+
+
 class CopySlices(Node):
     """The base's node after an in-place op on one of its views: the op's node (`fn`) runs
     on the view's part of the base's gradient. Torch: torch::autograd::CopySlices."""
 
-    __slots__ = ("_base_geometry", "_fn", "_view_geometry")
+    __slots__ = ("_base_geometry", "_fn", "_toggled_bits", "_view_geometry")
 
     def __init__(self, base: TensorImpl, view: TensorImpl, fn: Node) -> None:
         super().__init__(fn.next_edges)
         self._base_geometry = (base._size, base._stride, base._storage_offset)
         self._view_geometry = (view._size, view._stride, view._storage_offset)
+        # The math bits the view toggles (Note [Math-bit views replay]).
+        self._toggled_bits = (view._key_set ^ base._key_set) & MATH_BITS
         self._fn = fn
 
     def name(self) -> str:
@@ -180,7 +226,16 @@ class CopySlices(Node):
         result = aten.new_empty_strided.default(grad, list(sizes), list(strides))
         result = aten.copy_.default(result, grad)
         size, stride, offset = self._view_geometry
-        grad_slice = aten.as_strided.default(result, list(size), list(stride), offset - base_offset)
+        if self._toggled_bits:
+            # Note [Math-bit views replay]: the slice of the gradient reads and is written
+            # through the view's bits.
+            grad_slice = replay_view(
+                result, (size, stride, offset - base_offset), result._key_set ^ self._toggled_bits
+            )
+        else:
+            grad_slice = aten.as_strided.default(
+                result, list(size), list(stride), offset - base_offset
+            )
         res = self._fn.apply([aten.clone.default(grad_slice)])
         for i, value in enumerate(res):
             if i == 0:

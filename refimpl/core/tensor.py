@@ -15,7 +15,7 @@ from typing import Any, Final
 from refimpl._base import keys
 from refimpl._base.device import device, storage_device
 from refimpl._base.dtypes import DType
-from refimpl._base.keys import REQUIRES_GRAD_BIT
+from refimpl._base.keys import REQUIRES_GRAD_BIT, DispatchKey, key_raw
 from refimpl._base.memory_format import as_memory_format, channels_last, channels_last_3d
 from refimpl._base.size import Size
 from refimpl.core import layout
@@ -30,6 +30,20 @@ from refimpl.core.storage import (
 )
 
 _META: Final = device("meta")
+
+# Note [Math bits]
+# A tensor whose key set holds Conjugate (x.conj() of a complex x) or Negative (its imag, or
+# _neg_view) reads as the conjugate / negation of what its storage holds (torch: the "math
+# bits", MathBitsFallback.h). Views keep the bits (make_view copies the key set). Every read
+# of values goes through `array_of`, which applies them (a fresh array, never cached), and
+# every write through `write_array` (or a kernel's write to array_of's view, which must not
+# be used for a tensor with a bit: copy_ checks), which applies them to the values before
+# storing: conjugation and negation are their own inverses. Ops reach kernels with resolved
+# inputs through the Conjugate and Negative fallbacks (ops/math_bits.py); the ops torch lets
+# through (copy_, clone, mm, dot, ...) read and write through these two functions.
+CONJUGATE_BIT: Final = key_raw(DispatchKey.Conjugate)
+NEGATIVE_BIT: Final = key_raw(DispatchKey.Negative)
+MATH_BITS: Final = CONJUGATE_BIT | NEGATIVE_BIT
 
 
 class TensorImpl:
@@ -483,8 +497,21 @@ def array_of(t: TensorImpl) -> Array:
         array = backend.as_strided(flat, size, stride, offset)
     else:
         array = xp.reshape(xp.take(flat, gather_indices(xp, size, stride, offset)), size)
+    if t._key_set & MATH_BITS:
+        return apply_math_bits(t._key_set, xp, array)  # Note [Math bits]: a new array
     t._array_cache = (source, array)
     return array
+
+
+def apply_math_bits(key_set: int, xp: Any, values: Array) -> Array:
+    """`values` conjugated and/or negated as the math bits of `key_set` ask (Note [Math
+    bits]): the values a tensor with those bits shows for what its storage holds, and the
+    values to store for what it is to show."""
+    if key_set & CONJUGATE_BIT and xp.isdtype(values.dtype, "complex floating"):
+        values = xp.conj(values)
+    if key_set & NEGATIVE_BIT:
+        values = xp.negative(values)
+    return values
 
 
 def gather_indices(xp: Any, size: Sequence[int], stride: Sequence[int], offset: int) -> Array:
@@ -513,6 +540,8 @@ def write_array(t: TensorImpl, values: Array) -> None:
         flat = storage.array_as(dtype)
     size, stride, offset = t._size, t._stride, t._storage_offset
     xp = backend.xp
+    if t._key_set & MATH_BITS:
+        values = apply_math_bits(t._key_set, xp, values)  # Note [Math bits]
     if backend.supports_inplace:
         backend.write_strided(flat, size, stride, offset, values)
         return

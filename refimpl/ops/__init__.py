@@ -88,6 +88,10 @@ from refimpl.ops import view_scatter as view_scatter
 from refimpl.ops import weight_norm as weight_norm
 from refimpl.ops import windows as windows
 
+# isort: split
+# Last: the Conjugate and Negative fallthroughs are registered on the ops defined above.
+from refimpl.ops import math_bits as math_bits
+
 aten = namespace("aten")
 prims = namespace("prims")
 

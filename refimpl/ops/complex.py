@@ -1,9 +1,12 @@
 """Complex numbers: complex, polar, view_as_real, view_as_complex, real, imag, conj,
-conj_physical, resolve_conj, resolve_neg.
+conj_physical, the math-bit views _conj and _neg_view, is_conj, is_neg, resolve_conj,
+resolve_neg, adjoint.
 
 Torch: aten/src/ATen/native/TensorFactories.cpp (complex, polar), ComplexHelper.h
-(view_as_real, view_as_complex), UnaryOps.cpp (real, imag, conj, conj_physical, resolve_conj,
-resolve_neg). See Note [Complex views are copies] for backends without a bitcast.
+(view_as_real, view_as_complex), UnaryOps.cpp (real, imag, conj, conj_physical, _conj,
+_neg_view, resolve_conj, resolve_neg), LinearAlgebra.cpp (adjoint). See Note [Complex views
+are copies] for backends without a bitcast, and Note [Math bits] in core/tensor.py for how a
+tensor carries a lazy conjugation or negation (the fallbacks are in ops/math_bits.py).
 """
 
 from __future__ import annotations
@@ -14,8 +17,17 @@ from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl.core.backend import BY_NAMESPACE, Array, ArrayNamespace
 from refimpl.core.storage import Storage
-from refimpl.core.tensor import TensorImpl, is_inference, make_tensor
+from refimpl.core.tensor import (
+    CONJUGATE_BIT,
+    MATH_BITS,
+    NEGATIVE_BIT,
+    TensorImpl,
+    is_inference,
+    make_tensor,
+    make_view,
+)
 from refimpl.dispatch.overloads import namespace
+from refimpl.dispatch.table import dispatches_nothing
 from refimpl.ops._backward import Tensor
 from refimpl.ops._backward_unary import polar_backward
 from refimpl.ops._complex_parts import compose_complex
@@ -142,7 +154,9 @@ def _retyped(
 ) -> Any:
     storage = source._storage
     new = Storage(array, count, dtype, storage.device, storage.backend)
-    return make_tensor(new, size, stride, offset, dtype, cls=type(source))
+    out = make_tensor(new, size, stride, offset, dtype, cls=type(source))
+    out._key_set |= source._key_set & MATH_BITS  # a negative view's view stays negative
+    return out
 
 
 def _can_view(source: TensorImpl, dtype: DType) -> bool:
@@ -162,6 +176,7 @@ def _dtype_view(
     # An alias of the same storage read as `dtype` (ADInplaceOrView makes it a view; see
     # make_view); an inference tensor's alias is an inference tensor.
     alias = make_tensor(source._storage, size, stride, offset, dtype, cls=type(source))
+    alias._key_set |= source._key_set & MATH_BITS  # a view keeps the negative bit
     if is_inference(source):
         alias._key_set = source._key_set
         alias._counter = source._counter
@@ -177,6 +192,13 @@ def view_as_real_kernel(self: TensorImpl) -> Any:
     Torch: view_as_real in ComplexHelper.h: a view of the same bytes. See Note [Complex views
     are copies] for backends without a bitcast.
     """
+    if self._key_set & CONJUGATE_BIT:
+        # torch: view_as_real in ComplexHelper.h refuses a lazily conjugated tensor.
+        raise RuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+            "conjugate tensor so you can view it as real, use self.resolve_conj(); however, be "
+            "warned that the resulting tensor will NOT alias the original."
+        )
     if not self._dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     size = (*self._size, 2)
@@ -279,8 +301,10 @@ def real_decomposition(self: TensorImpl) -> Any:
     """The real part; a real tensor is returned itself. Torch: real in UnaryOps.cpp."""
     if not self._dtype.is_complex:
         return self
+    # torch: a conjugated tensor's real part is that of its storage: view_as_real(self._conj()).
+    source = aten._conj.default(self) if self._key_set & CONJUGATE_BIT else self
     # torch: at::select(real_tensor, real_tensor.dim() - 1, 0): the last dim, counted.
-    return aten.select.int(aten.view_as_real.default(self), len(self._size), 0)
+    return aten.select.int(aten.view_as_real.default(source), len(self._size), 0)
 
 
 imag = defop("imag(Tensor(a) self) -> Tensor(a)")
@@ -291,7 +315,13 @@ def imag_decomposition(self: TensorImpl) -> Any:
     """The imaginary part, for complex tensors only. Torch: imag in UnaryOps.cpp."""
     if not self._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return aten.select.int(aten.view_as_real.default(self), len(self._size), 1)
+    if self._key_set & CONJUGATE_BIT:
+        # torch: the imaginary part of conj(z) is minus that of z: view_as_real(self._conj())
+        # with the negative bit set (_neg_view) before the select.
+        pairs = aten._neg_view.default(aten.view_as_real.default(aten._conj.default(self)))
+    else:
+        pairs = aten.view_as_real.default(self)
+    return aten.select.int(pairs, len(self._size), 1)
 
 
 # --- conj_physical, conj, resolve_conj, resolve_neg ----------------------------------------
@@ -336,17 +366,28 @@ def conj_physical_decomposition(self: TensorImpl) -> Any:
     return aten._conj_physical.default(self)
 
 
+# --- the math-bit views: _conj, _neg_view, is_conj, is_neg ------------------------------------
+
+
+def _toggled(self: TensorImpl, bit: int) -> Any:
+    # An alias with the same geometry and `bit` flipped in its key set (ADInplaceOrView makes
+    # it a view of self, with self's version counter; Note [Math bits] in core/tensor.py).
+    alias = make_view(self, self._geometry())
+    alias._key_set ^= bit
+    return alias
+
+
 _conj = defop("_conj(Tensor(a) self) -> Tensor(a)")
 
 
 @_conj.kernel(_CEA)
+@dispatches_nothing
 def _conj_kernel(self: TensorImpl) -> Any:
-    """Torch: _conj returns a view with the conjugate bit set.
+    """A view of self with the conjugate bit flipped: `x._conj()._conj()` reads as x.
 
-    Differs: refimpl has no conjugate bit; the conjugate is computed now (is_conj() stays
-    False, and writes to the result do not reach self).
+    Torch: _conj in UnaryOps.cpp (alias with set_conj(!self.is_conj())).
     """
-    return aten._conj_physical.default(self)
+    return _toggled(self, CONJUGATE_BIT)
 
 
 @_conj.derivative("self")
@@ -354,6 +395,45 @@ def conj_backward(grad: Tensor) -> Tensor:
     # torch: grad.conj()
     return aten.conj.default(grad)
 
+
+_neg_view = defop("_neg_view(Tensor(a) self) -> Tensor(a)")
+
+
+@_neg_view.kernel(_CEA)
+@dispatches_nothing
+def _neg_view_kernel(self: TensorImpl) -> Any:
+    """A view of self with the negative bit flipped; real dtypes too.
+
+    Torch: _neg_view in UnaryOps.cpp (alias with set_neg(!self.is_neg())).
+    """
+    return _toggled(self, NEGATIVE_BIT)
+
+
+@_neg_view.derivative("self")
+def neg_view_backward(grad: Tensor) -> Tensor:
+    # torch: grad.neg()
+    return aten.neg.default(grad)
+
+
+is_conj = defop("is_conj(Tensor self) -> bool")
+
+
+@is_conj.decomposition
+def is_conj_decomposition(self: TensorImpl) -> bool:
+    """Whether the conjugate bit is set. Torch: is_conj (TensorBase::is_conj, no dispatch)."""
+    return bool(self._key_set & CONJUGATE_BIT)
+
+
+is_neg = defop("is_neg(Tensor self) -> bool")
+
+
+@is_neg.decomposition
+def is_neg_decomposition(self: TensorImpl) -> bool:
+    """Whether the negative bit is set. Torch: is_neg (TensorBase::is_neg, no dispatch)."""
+    return bool(self._key_set & NEGATIVE_BIT)
+
+
+# --- conj, resolve_conj, resolve_neg, adjoint --------------------------------------------------
 
 conj = defop("conj(Tensor(a) self) -> Tensor(a)")
 
@@ -371,11 +451,11 @@ resolve_conj = defop("resolve_conj(Tensor(a) self) -> Tensor(a)")
 
 @resolve_conj.decomposition
 def resolve_conj_decomposition(self: TensorImpl) -> Any:
-    """Torch: resolve_conj returns self unless its conjugate bit is set.
-
-    refimpl never sets the bit (conj computes at once), so self is always the answer.
-    """
-    return self
+    """Self, or with the conjugate bit set a clone holding the conjugated values (clone's
+    copy applies the bit; the clone has none). Torch: resolve_conj in UnaryOps.cpp."""
+    if not self._key_set & CONJUGATE_BIT:
+        return self
+    return aten.clone.default(self)
 
 
 resolve_neg = defop("resolve_neg(Tensor(a) self) -> Tensor(a)")
@@ -383,5 +463,26 @@ resolve_neg = defop("resolve_neg(Tensor(a) self) -> Tensor(a)")
 
 @resolve_neg.decomposition
 def resolve_neg_decomposition(self: TensorImpl) -> Any:
-    """Torch: resolve_neg returns self unless its negative bit is set (refimpl has none)."""
-    return self
+    """Self, or with the negative bit set a clone holding the negated values.
+
+    Torch: resolve_neg in UnaryOps.cpp.
+    """
+    if not self._key_set & NEGATIVE_BIT:
+        return self
+    return aten.clone.default(self)
+
+
+adjoint = defop("adjoint(Tensor(a) self) -> Tensor(a)")
+
+
+@adjoint.decomposition
+def adjoint_decomposition(self: TensorImpl) -> Any:
+    """The conjugate transpose of the last two dims: a view, lazily conjugated for complex
+    dtypes. Torch: adjoint in LinearAlgebra.cpp (_adjoint: transpose(-2, -1), then conj)."""
+    if len(self._size) < 2:
+        raise RuntimeError(
+            "tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+            f"{len(self._size)}-D tensor."
+        )
+    transposed = aten.transpose.int(self, -2, -1)
+    return aten._conj.default(transposed) if self._dtype.is_complex else transposed

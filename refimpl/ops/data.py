@@ -24,6 +24,7 @@ from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, Backend
 from refimpl.core.storage import VersionCounter
 from refimpl.core.tensor import (
+    MATH_BITS,
     TensorImpl,
     array_of,
     backend_dtype,
@@ -167,9 +168,15 @@ def copy_(dst: TensorImpl, src: TensorImpl) -> TensorImpl:
         values = transfer(values, src_backend, dst_backend)
     if src._dtype is not dst._dtype:
         values = cast_array(xp, values, src._dtype, dst._dtype, dst_backend)
-    if dst_backend.supports_inplace and dst_backend.supports_strided_views:
+    if (
+        dst_backend.supports_inplace
+        and dst_backend.supports_strided_views
+        and not dst._key_set & MATH_BITS
+    ):
         # The hot path: the destination's cached view of its storage, assigned in place
-        # (broadcasting as the library does).
+        # (broadcasting as the library does). A destination with a math bit is written
+        # through write_array, which applies the bit (Note [Math bits] in core/tensor.py):
+        # torch's copy_ conjugates / negates physically when the bits of self and src differ.
         target = array_of(dst)
         target[...] = values
     else:
@@ -283,7 +290,7 @@ def alias_detached(src: TensorImpl, *, share_version: bool) -> Any:
 
     Torch: detach (shares the version counter) and Tensor.data (a fresh counter).
     """
-    return make_tensor(
+    out = make_tensor(
         src._storage,
         src._size,
         src._stride,
@@ -292,3 +299,14 @@ def alias_detached(src: TensorImpl, *, share_version: bool) -> Any:
         version_counter=src._version_counter if share_version else VersionCounter(),
         cls=type(src),
     )
+    keep_math_bits(out, src)
+    return out
+
+
+def keep_math_bits(alias: TensorImpl, source: TensorImpl) -> None:
+    """Give `alias` (a tensor over `source`'s memory) `source`'s conjugate and negative bits.
+
+    Torch: an alias's TensorImpl copies its source's key set (shallow_copy_and_detach,
+    alias_with_sizes_and_strides), the math bits with it (Note [Math bits] in core/tensor.py).
+    """
+    alias._key_set |= source._key_set & MATH_BITS

@@ -7,9 +7,9 @@ aten.constant_pad_nd), turns the `norm` string into a normalization (norm_from_s
 calls one of the kernels _fft_r2c, _fft_c2r, _fft_c2c (ops/fft.py), whose derivatives are
 therefore the only ones. fftshift and ifftshift are aten.roll.
 
-Differs: torch conjugates lazily (`Tensor.conj()` sets the conjugate bit, and the kernel's
-Conjugate fallback materializes it with a clone); refimpl has no conjugate bit, so
-aten._conj computes the conjugate and no clone follows.
+A transform that conjugates (ihfft, hfft) does it lazily, as torch does: `Tensor.conj()` sets
+the conjugate bit and the next kernel's Conjugate fallback materializes it with a clone
+(ops/math_bits.py).
 """
 
 from __future__ import annotations

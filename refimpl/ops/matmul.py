@@ -177,7 +177,8 @@ def _addmm_meta(self: TensorImpl, mat1: TensorImpl, mat2: TensorImpl) -> tuple[i
     for name, t in (("mat1", mat1), ("mat2", mat2)):
         if len(t._size) != 2:
             raise RuntimeError(f"{name} must be a matrix, got {len(t._size)}-D tensor")
-    for name, t in (("mat1", mat1), ("self", self)):
+    # torch 2.13 compares self's dtype first (addmm(f32, f32, f64) names self).
+    for name, t in (("self", self), ("mat1", mat1)):
         if t._dtype is not mat2._dtype:
             raise RuntimeError(
                 f"{name} and mat2 must have the same dtype, but got "

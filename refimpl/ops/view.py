@@ -19,6 +19,8 @@ from refimpl._base.memory_format import as_memory_format, preserve_format
 from refimpl.core import strides as geometry
 from refimpl.core.storage import VersionCounter, bitcast_unsupported
 from refimpl.core.tensor import (
+    CONJUGATE_BIT,
+    NEGATIVE_BIT,
     TensorImpl,
     is_inference,
     make_tensor,
@@ -111,6 +113,17 @@ def view_dtype_kernel(self: TensorImpl, dtype: DType) -> Any:
     # Under a TorchDispatchMode torch's call shows an aten.detach after view.dtype: the
     # ADInplaceOrView kernel's shallow copy of this non-differentiable view asks the mode
     # (autograd/inplace_or_view.py, view_kernel).
+    # torch: a tensor with a math bit is refused, whatever the dtype (Note [Math bits]).
+    if self._key_set & CONJUGATE_BIT:
+        raise RuntimeError(
+            "torch.Tensor.view is not supported for conjugate view tensors when converting to "
+            "a different dtype."
+        )
+    if self._key_set & NEGATIVE_BIT:
+        raise RuntimeError(
+            "torch.Tensor.view is not supported for tensors with negative bit set when "
+            "converting to a different dtype."
+        )
     old_size, new_size = self._dtype.itemsize, dtype.itemsize
     size, stride, offset = list(self._size), list(self._stride), self._storage_offset
     if old_size != new_size:
@@ -174,7 +187,7 @@ def _unsafe_view_kernel(self: TensorImpl, size: list[int]) -> Any:
     else sees, so autograd need not track the aliasing.
     """
     g = geometry.view(self._geometry(), size)
-    return make_tensor(
+    out = make_tensor(
         self._storage,
         g.size,
         g.stride,
@@ -183,6 +196,8 @@ def _unsafe_view_kernel(self: TensorImpl, size: list[int]) -> Any:
         version_counter=VersionCounter(),
         cls=type(self),
     )
+    data.keep_math_bits(out, self)
+    return out
 
 
 @_unsafe_view.derivative("self")
