@@ -307,6 +307,7 @@ from refimpl.api.random import (
     set_rng_state,
 )
 from refimpl.api.reductions import *
+from refimpl.api.rnn import *
 from refimpl.api.scans import *
 from refimpl.api.softmax import *
 from refimpl.api.sorting import *

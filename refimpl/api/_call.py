@@ -42,6 +42,7 @@ class Binding:
 
     __slots__ = (
         "accepts_out",
+        "input_is_self",
         "name",
         "namespace",
         "out_names",
@@ -79,8 +80,12 @@ class Binding:
         self.returns_list = False
         # See Note [The reduction default of torch's Python bindings].
         self.unreduced_from: int | None = None
+        # `input=` names the schema's `self`, unless no schema has a `self` (lstm's is `input`).
+        self.input_is_self = False
         for overload_name in packet.overloads():
             schema = getattr(packet, overload_name)._schema
+            if any(argument.name == "self" for argument in schema.arguments):
+                self.input_is_self = True
             for position, argument in enumerate(schema.arguments):
                 if (
                     argument.name == "reduction"
@@ -112,7 +117,7 @@ def call_packet(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any])
         kwargs = {**kwargs, "reduction": _REDUCTION_NONE}
     if kwargs:
         kwargs = dict(kwargs)
-        if "input" in kwargs and "self" not in kwargs:
+        if "input" in kwargs and "self" not in kwargs and binding.input_is_self:
             kwargs["self"] = kwargs.pop("input")
         if "out" in kwargs:
             out = kwargs["out"]

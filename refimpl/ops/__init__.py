@@ -64,6 +64,8 @@ from refimpl.ops import reduction_extremes as reduction_extremes
 from refimpl.ops import reduction_moments as reduction_moments
 from refimpl.ops import reduction_norms as reduction_norms
 from refimpl.ops import reorder as reorder
+from refimpl.ops import rnn as rnn
+from refimpl.ops import rnn_cells as rnn_cells
 from refimpl.ops import scan as scan
 from refimpl.ops import search as search
 from refimpl.ops import segment as segment
