@@ -71,6 +71,18 @@ _INDEFINITE_LIMIT: Final = {
 }
 
 
+def rounded_through(
+    xp: Any, array: Array, compute: DType, stored: DType, backend: Backend
+) -> Array:
+    """`array` (of dtype `compute`) rounded to `stored` and read back in `compute`: where a
+    kernel that computes float16/bfloat16 in float32 stores an intermediate in the narrow
+    dtype. The identity when the two are the same."""
+    if stored is compute:
+        return array
+    narrow = cast_array(xp, array, compute, stored, backend)
+    return cast_array(xp, narrow, stored, compute, backend)
+
+
 def cast_array(xp: Any, array: Array, source: DType, target: DType, backend: Backend) -> Array:
     """`array` of dtype `source` converted to `target` as torch's copy converts.
 

@@ -257,9 +257,7 @@ def _flash_kernel(
 def _rounded(xp: Any, a: Array, low: DType, like: TensorImpl) -> Array:
     """`a` (float32) rounded to `low` (float16/bfloat16) and back, where torch's kernel stores
     an intermediate in the input's dtype."""
-    backend = like._storage.backend
-    narrow = data.cast_array(xp, a, float32, low, backend)  # type: ignore[arg-type]
-    return data.cast_array(xp, narrow, low, float32, backend)  # type: ignore[arg-type]
+    return data.rounded_through(xp, a, float32, low, like._storage.backend)  # type: ignore[arg-type]
 
 
 @_flash.derivative("query", "key", "value")

@@ -353,9 +353,7 @@ def _rounded(weight: TensorImpl, a: Any) -> Any:
     if compute is dtype:
         return a
     backend = weight._storage.backend
-    xp = backend.xp  # type: ignore[union-attr]
-    low = data.cast_array(xp, a, compute, dtype, backend)  # type: ignore[arg-type]
-    return data.cast_array(xp, low, dtype, compute, backend)  # type: ignore[arg-type]
+    return data.rounded_through(backend.xp, a, compute, dtype, backend)  # type: ignore[union-attr, arg-type]
 
 
 # --- _embedding_bag, _embedding_bag_forward_only ------------------------------------------------

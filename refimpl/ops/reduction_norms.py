@@ -117,12 +117,7 @@ def _step_rounding(self: TensorImpl, compute: DType) -> Any:
     backend = self._storage.backend
     xp = backend.xp  # type: ignore[union-attr]  # has data
     low = self._dtype
-
-    def rounded(a: Array) -> Array:
-        narrow = data.cast_array(xp, a, compute, low, backend)  # type: ignore[arg-type]
-        return data.cast_array(xp, narrow, low, compute, backend)  # type: ignore[arg-type]
-
-    return rounded
+    return lambda a: data.rounded_through(xp, a, compute, low, backend)  # type: ignore[arg-type]
 
 
 @logsumexp.derivative("self")

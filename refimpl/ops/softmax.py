@@ -59,8 +59,7 @@ def _rounded(self: TensorImpl, a: Array) -> Array:
         return a
     backend = self._storage.backend
     xp = backend.xp  # type: ignore[union-attr]  # has_data
-    low = data.cast_array(xp, a, float32, self._dtype, backend)  # type: ignore[arg-type]
-    return data.cast_array(xp, low, self._dtype, float32, backend)  # type: ignore[arg-type]
+    return data.rounded_through(xp, a, float32, self._dtype, backend)  # type: ignore[arg-type]
 
 
 def _as_1d(a: Array, xp: Any) -> Array:
