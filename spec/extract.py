@@ -252,7 +252,27 @@ def extract_dispatch_keys() -> dict[str, Any]:
             "included": key_set_names(torch._C._dispatch_tls_local_include_set()),
             "excluded": key_set_names(torch._C._dispatch_tls_local_exclude_set()),
         },
+        "fallthrough": {key: fallthrough_ops(key) for key in MATH_BIT_KEYS},
     }
+
+
+# The keys whose per-op fallthrough registrations refimpl reads (ops/math_bits.py): the ops
+# that pass a tensor with the conjugate / negative bit to their kernels unresolved.
+MATH_BIT_KEYS: Final = ("Conjugate", "Negative")
+
+
+def fallthrough_ops(key: str) -> list[str]:
+    """The aten/prims overloads with a fallthrough kernel registered for `key` (torch:
+    `m.impl(name, makeFallthrough())` in ConjugateFallback.cpp, NegateFallback.cpp), as the
+    dispatch table shows them."""
+    found = []
+    for name in torch._C._dispatch_get_all_op_names():
+        if name.split("::")[0] not in NAMESPACES:
+            continue
+        for line in torch._C._dispatch_dump_table(name).splitlines():
+            if line.startswith(f"{key}: fallthrough"):
+                found.append(name)
+    return sorted(found)
 
 
 # --- kernel_dtypes.json ------------------------------------------------------------------------

@@ -226,6 +226,14 @@ class AutogradFacts:
     mode (set_: the tensor may now have another shape)."""
 
 
+@cache
+def fallthrough_ops(key: str) -> frozenset[str]:
+    """The qualified overloads torch registers a fallthrough kernel for at `key` (Conjugate,
+    Negative): they see a tensor with that math bit unresolved. From dispatch_keys.json."""
+    document = json.loads(read_text("dispatch_keys.json"))
+    return frozenset(document["fallthrough"][key])
+
+
 def _with_formula(entry: dict[str, Any]) -> list[str]:
     # An entry's inputs are keyed as derivatives.yaml writes them: "input, weight, bias" for
     # one formula of several inputs.

@@ -13,8 +13,10 @@ the clones:
 - an argument the op writes (in-place, out=) is cloned too, the op writes the clone, and the
   clone is copied back into the argument with copy_ (which applies the bit), the argument
   resized first as out= arguments are;
-- the ops torch lets through (copy_, clone, the views, mm, dot, ...) skip the fallback and
-  read and write their arguments through the bit themselves.
+- the ops torch lets through (copy_, clone, the views, mm, dot, ...: spec/dispatch_keys.json
+  "fallthrough", torch's `m.impl(..., makeFallthrough())` lines of ConjugateFallback.cpp and
+  NegateFallback.cpp) skip the fallback and read and write their arguments through the bit
+  themselves.
 
 Negative sits above Conjugate, so a tensor with both bits is resolved by the Negative
 fallback (its clone has neither bit). Both sit above the Python key: a dispatch mode sees
@@ -26,6 +28,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from refimpl._base.keys import DispatchKey, DispatchKeySet, full_after_raw
+from refimpl._base.spec import fallthrough_ops
 from refimpl.core.tensor import CONJUGATE_BIT, NEGATIVE_BIT, TensorImpl
 from refimpl.dispatch.dispatcher import DISPATCHER
 from refimpl.dispatch.overloads import OpOverload, namespace
@@ -33,114 +36,6 @@ from refimpl.dispatch.table import BACKEND_FALLBACKS, KernelRecord
 from refimpl.ops._outputs import resize_output
 
 aten: Final = namespace("aten")
-
-# --- the ops each key lets through ------------------------------------------------------------
-# torch: the m.impl(..., makeFallthrough()) lines of ConjugateFallback.cpp and
-# NegateFallback.cpp with the macros of MathBitFallThroughLists.h (TORCH_VIEW_FNS,
-# TENSOR_UTILITIES_AND_CONSTRUCTORS, TORCH_VIEW_FNS_NATIVE_FN_REGISTRATION, and the linear
-# algebra ops whose kernels read conjugated operands themselves), as torch 2.13's dispatch
-# tables list them (torch._C._dispatch_dump_table shows "fallthrough" for these keys).
-
-_BOTH: Final = (
-    # views and view-like utilities
-    "aten::_conj",
-    "aten::_unsafe_view",
-    "aten::alias",
-    "aten::as_strided",
-    "aten::as_strided_",
-    "aten::chunk",
-    "aten::detach",
-    "aten::detach_",
-    "aten::diagonal",
-    "aten::dsplit.array",
-    "aten::dsplit.int",
-    "aten::expand",
-    "aten::expand_as",
-    "aten::hsplit.array",
-    "aten::hsplit.int",
-    "aten::imag",
-    "aten::movedim.int",
-    "aten::movedim.intlist",
-    "aten::narrow",
-    "aten::permute",
-    "aten::real",
-    "aten::reshape",
-    "aten::select.int",
-    "aten::split.Tensor",
-    "aten::split_with_sizes",
-    "aten::squeeze",
-    "aten::squeeze_",
-    "aten::swapaxes",
-    "aten::swapdims",
-    "aten::t",
-    "aten::t_",
-    "aten::transpose.int",
-    "aten::transpose_",
-    "aten::unbind.int",
-    "aten::unflatten.int",
-    "aten::unfold",
-    "aten::unsqueeze",
-    "aten::unsqueeze_",
-    "aten::view",
-    "aten::view_as",
-    "aten::view_as_real",
-    "aten::vsplit.array",
-    "aten::vsplit.int",
-    # utilities and constructors
-    "aten::_has_same_storage_numel",
-    "aten::_new_zeros_with_same_feature_meta",
-    "aten::clone",
-    "aten::conj",
-    "aten::copy_",
-    "aten::empty.memory_format",
-    "aten::empty.out",
-    "aten::empty_like",
-    "aten::empty_strided",
-    "aten::full_like",
-    "aten::is_complex",
-    "aten::is_floating_point",
-    "aten::repeat_interleave.Tensor",
-    "aten::repeat_interleave.self_Tensor",
-    "aten::repeat_interleave.self_int",
-    "aten::requires_grad_",
-    "aten::resize_",
-    "aten::resolve_conj",
-    "aten::resolve_neg",
-    "aten::set_",
-    "aten::set_.source_Storage_storage_offset",
-    "aten::set_.source_Tensor",
-    "aten::size.int",
-    "aten::stride.int",
-    "prims::clone",
-    # linear algebra whose kernels read the bits themselves
-    "aten::linalg_solve_triangular",
-    "aten::linalg_solve_triangular.out",
-    "aten::linalg_svd",
-    "aten::linalg_svd.U",
-)
-CONJUGATE_FALLTHROUGH: Final = (
-    *_BOTH,
-    "aten::_conj_physical",
-    "aten::conj_physical",
-    "aten::conj_physical_",
-    # torch's BLAS kernels take a conjugated operand as a transpose flag
-    "aten::addmm",
-    "aten::addmm.out",
-    "aten::addmm_",
-    "aten::baddbmm",
-    "aten::baddbmm.out",
-    "aten::baddbmm_",
-    "aten::bmm",
-    "aten::bmm.out",
-    "aten::dot",
-    "aten::dot.out",
-    "aten::mm",
-    "aten::mm.out",
-    "aten::vdot",
-    "aten::vdot.out",
-)
-NEGATIVE_FALLTHROUGH: Final = (*_BOTH, "aten::neg_")
-
 
 # --- the fallback ---------------------------------------------------------------------------
 
@@ -255,7 +150,7 @@ def register_math_bit_fallbacks() -> None:
 
     Torch: TORCH_LIBRARY_IMPL(_, Conjugate / Negative, m) and (aten, Conjugate / Negative, m).
     """
-    for bit, names in ((CONJUGATE, CONJUGATE_FALLTHROUGH), (NEGATIVE, NEGATIVE_FALLTHROUGH)):
+    for bit in (CONJUGATE, NEGATIVE):
         BACKEND_FALLBACKS.register(
             bit.key,
             KernelRecord(
@@ -265,7 +160,7 @@ def register_math_bit_fallbacks() -> None:
                 boxed=True,
             ),
         )
-        for name in names:
+        for name in sorted(fallthrough_ops(bit.key.name)):
             entry = DISPATCHER.find(name)
             if entry is not None:
                 entry.register_kernel(
