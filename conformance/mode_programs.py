@@ -218,6 +218,14 @@ def _dtype_views_and_data(lib: Any, t: dict[str, Any]) -> Any:
     return [x.view(lib.float64), i.view(lib.int64), d, d._version]
 
 
+def _printing(lib: Any, t: dict[str, Any]) -> Any:
+    # torch prints with every dispatch mode off: a mode sees none of the slices of a long
+    # tensor, nor the clone of a conjugate view.
+    z = lib.complex(t["x"].detach(), t["y"].detach()).conj()
+    texts = [repr(t["x"] * 2), str(lib.arange(2000.0)), repr(z), repr(z.imag)]
+    return [text.replace(f"{lib.__name__}.", "") for text in texts]  # dtype=float64
+
+
 def _permutations(lib: Any, t: dict[str, Any]) -> Any:
     a = t["a"]
     return [
@@ -738,6 +746,7 @@ PROGRAMS: Final[dict[str, Program]] = {
     # views
     "view_shapes": _view_shapes,
     "dtype_views_and_data": _dtype_views_and_data,
+    "printing": _printing,
     "permutations": _permutations,
     "squeeze_expand": _squeeze_expand,
     "narrow_select": _narrow_select,

@@ -57,6 +57,7 @@ from refimpl.api.sorting import SortingMethods
 from refimpl.api.spectral import SpectralMethods
 from refimpl.api.statistics import StatisticsMethods
 from refimpl.api.tensor_surface import TensorSurfaceMethods
+from refimpl.autograd.grad_mode import no_grad
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import (
     CONJUGATE_BIT,
@@ -66,6 +67,9 @@ from refimpl.core.tensor import (
     array_of,
     set_tensor_class,
 )
+from refimpl.dispatch.python_dispatch import pop_mode as pop_dispatch_mode
+from refimpl.dispatch.python_dispatch import push_mode as push_dispatch_mode
+from refimpl.dispatch.python_dispatch import stack_len as dispatch_stack_len
 from refimpl.ops import aten
 from refimpl.ops.pointwise import STRIDED
 
@@ -192,10 +196,10 @@ class Tensor(
     # --- Python protocol -----------------------------------------------------------------
 
     def __repr__(self) -> str:
-        return _tensor_str.tensor_str(self)
+        return _printed(self)
 
-    def __str__(self) -> str:
-        return _tensor_str.tensor_str(self)
+    # str(t) is object.__str__, which calls __repr__ (torch.Tensor defines no __str__: a
+    # TorchFunctionMode is told of Tensor.__repr__ for both).
 
     def __len__(self) -> int:
         if not self._size:
@@ -727,5 +731,18 @@ set_tensor_class(Tensor)
 register_plain_type(Tensor)
 # Every overridable method, property and operator goes through the __torch_function__ protocol.
 TORCH_FUNCTION_INSTALLED = install_on_tensor(Tensor)
+
+def _printed(t: Tensor) -> str:
+    """The text of `repr(t)`, made with the dispatch modes off and grad mode off: a mode sees
+    none of printing's calls (the clone of a tensor with a math bit, the slices of a long
+    one). Torch: _str in torch/_tensor_str.py (no_grad and _disable_current_modes)."""
+    modes = [pop_dispatch_mode() for _ in range(dispatch_stack_len())]
+    try:
+        with no_grad():
+            return _tensor_str.tensor_str(t)
+    finally:
+        for mode in reversed(modes):
+            push_dispatch_mode(mode)
+
 
 _tensor_str.print_as_plain_tensor(Tensor)
