@@ -91,6 +91,28 @@ def test_default_device_setting_and_stack() -> None:
     assert seen[1] == seen[0]
 
 
+def test_device_as_context_manager() -> None:
+    # torch: `with device` pushes a DeviceContext on top of the mode stack and pops the top.
+    seen = []
+    for lib in LIBS:
+        stack = lib.overrides._get_current_function_mode_stack
+        states: list[Any] = []
+        with lib.device("meta") as entered:
+            states += [str(entered), len(stack()), str(lib.ones(2).device)]
+            states.append(str(lib.get_default_device()))
+            with lib.device("cpu"):
+                states += [str(lib.zeros(1).device), str(lib.get_default_device()), len(stack())]
+            states.append(str(lib.arange(3).device))
+        lib.set_default_device("meta")
+        with lib.device("cpu"):
+            states += [len(stack()), str(lib.ones(1).device)]
+        states.append(str(lib.ones(1).device))
+        lib.set_default_device(None)
+        states += [len(stack()), str(lib.ones(1).device)]
+        seen.append(states)
+    assert seen[1] == seen[0]
+
+
 def test_default_device_bad_name() -> None:
     check(lambda lib: lib.set_default_device("bogus"))
 

@@ -6,7 +6,8 @@ backends (`core/backend.py`); a device is only a name.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, Self
 
 # torch: the device types c10 parses (c10/core/DeviceType.cpp), in the order its error lists them.
 DEVICE_TYPES: Final[tuple[str, ...]] = (
@@ -96,6 +97,31 @@ class device:
 
     def __reduce__(self) -> tuple[Any, tuple[str, int | None]]:
         return (device, (self._type, self._index))
+
+    def __enter__(self) -> Self:
+        """`with device(...)`: factory calls without a device allocate on this one. Torch:
+        THPDevice_enter pushes a DeviceContext TorchFunctionMode (api/default_device.py, which
+        registers the hooks: the mode stack lives above this layer)."""
+        hooks = DEVICE_CONTEXT_HOOKS
+        if hooks.enter is None:
+            raise RuntimeError("refimpl: `with device(...)` needs refimpl's torch API loaded")
+        hooks.enter(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Torch: THPDevice_exit pops the top of the TorchFunctionMode stack."""
+        if DEVICE_CONTEXT_HOOKS.exit is not None:
+            DEVICE_CONTEXT_HOOKS.exit()
+
+
+class DeviceContextHooks:
+    """What `with device(...)` calls: set once by the torch API (api/default_device.py)."""
+
+    enter: Callable[[device], None] | None = None
+    exit: Callable[[], None] | None = None
+
+
+DEVICE_CONTEXT_HOOKS: Final = DeviceContextHooks()
 
 
 # torch: device types whose allocators give every storage an index-less device (the CPU

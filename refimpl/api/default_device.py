@@ -20,7 +20,7 @@ import sys
 import threading
 from typing import Any, Final, Self
 
-from refimpl._base.device import as_device, device
+from refimpl._base.device import DEVICE_CONTEXT_HOOKS, as_device, device
 from refimpl.api._torch_function import TF_TLS, pop_mode, push_mode
 
 __all__ = ["get_default_device", "set_default_device"]
@@ -166,3 +166,17 @@ def get_default_device() -> device:
     if context is not None:
         return _with_index(context.device)
     return device("cpu")
+
+
+def _enter_device(dev: device) -> None:
+    # torch: THPDevice_enter pushes DeviceContext(device) on top of the mode stack, without
+    # DeviceContext.__enter__'s move to the bottom.
+    push_mode(DeviceContext(dev))
+
+
+def _exit_device() -> None:
+    pop_mode()  # torch: THPDevice_exit pops whatever is on top
+
+
+DEVICE_CONTEXT_HOOKS.enter = _enter_device
+DEVICE_CONTEXT_HOOKS.exit = _exit_device
