@@ -251,9 +251,12 @@ def test_indexing_and_dim_lists_match_torch(name: str, make: Make) -> None:
 
 def _round_trips(lib: Any, how: str) -> list[Any]:
     """What survives pickling or deep-copying views, grads, meta tensors, in torch's terms."""
-    roundtrip: Callable[[Any], Any] = (
-        (lambda o: pickle.loads(pickle.dumps(o))) if how == "pickle" else copy.deepcopy
-    )
+    roundtrip: Callable[[Any], Any] = {
+        "pickle": lambda o: pickle.loads(pickle.dumps(o)),
+        "deepcopy": copy.deepcopy,
+        # copy.copy of a list copies the list only: each tensor goes through __reduce_ex__.
+        "copy": lambda o: [copy.copy(t) for t in o] if isinstance(o, list) else copy.copy(o),
+    }[how]
     x = lib.arange(12.0).reshape(3, 4)
     view = x.t()[1:]
     a, b = roundtrip([x, view])
@@ -276,7 +279,7 @@ def _round_trips(lib: Any, how: str) -> list[Any]:
     return facts
 
 
-@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "copy"])
 def test_pickle_and_deepcopy_keep_what_torch_keeps(how: str) -> None:
     assert _round_trips(refimpl, how) == _round_trips(torch, how)
 

@@ -6,7 +6,9 @@ storage offset (a view comes back with its strides and offset, but as a plain te
 `_base`), its dtype, device and `requires_grad`. They differ in sharing and gradients:
 
 - `pickle` rebuilds every tensor over its own copy of the storage, even two views pickled in
-  one object (plain pickle has no storage memo; torch.save has one), and drops `.grad`.
+  one object (plain pickle has no storage memo; torch.save has one), and drops `.grad`;
+  `copy.copy` (the same `__reduce_ex__`) rebuilds over the storage itself: a shallow copy
+  shares it.
 - `copy.deepcopy` copies each storage once per memo, so views of one base deep-copied
   together share the new storage, as they shared the old one; `.grad` is deep-copied too,
   and only leaves can be deep-copied.
@@ -56,23 +58,54 @@ def _rebuilt(
 # --- pickle ------------------------------------------------------------------------------
 
 
-def reduce_tensor(t: TensorImpl) -> tuple[Any, tuple[Any, ...]]:
-    """What `pickle` stores for `t`: the storage's values on the host and the view geometry.
+class PickledStorage:
+    """A tensor's storage as `__reduce_ex__` hands it on, read as the tensor's dtype.
 
-    Torch: Tensor.__reduce_ex__ (_reduce_ex_internal in torch/_tensor.py), which stores the
-    storage and calls torch._utils._rebuild_tensor_v2 on load.
+    `copy.copy` passes the object itself to `rebuild_tensor`, so the copy shares the storage
+    (torch: the TypedStorage in the reduce tuple is the tensor's own); `pickle` stores its
+    values on the host through `__reduce__`, and loading makes a new storage.
     """
-    storage = t._storage
-    backend = storage.backend
-    # The storage read as the tensor's dtype (a dtype view's bytes; see Note [Untyped storage]).
-    flat = storage.array_as(t._dtype)
-    host = None if backend is None or flat is None else backend.to_host(flat)
+
+    __slots__ = ("dtype", "storage")
+
+    def __init__(self, storage: Storage, dtype: DType) -> None:
+        self.storage = storage
+        self.dtype = dtype
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        storage = self.storage
+        backend = storage.backend
+        # The storage read as the tensor's dtype (a dtype view's bytes: Note [Untyped storage]).
+        flat = storage.array_as(self.dtype)
+        host = None if backend is None or flat is None else backend.to_host(flat)
+        elements = storage.elements(self.dtype)
+        return storage_from_host, (host, elements, str(storage.device), self.dtype.name)
+
+
+def storage_from_host(
+    host: Any, size_elements: int, device_name: str, dtype_name: str
+) -> PickledStorage:
+    """A new storage holding `host`'s values, on the backend now configured for its device
+    (what `PickledStorage.__reduce__` stored)."""
+    dev = device(device_name)
+    dtype = BY_NAME[dtype_name]
+    if dev.type == "meta" or host is None:
+        return PickledStorage(Storage(None, size_elements, dtype, dev, None), dtype)
+    backend = config.backends.resolve(dev.type)
+    array = backend.xp.asarray(backend.from_host(host), copy=True)
+    return PickledStorage(Storage(array, size_elements, dtype, dev, backend), dtype)
+
+
+def reduce_tensor(t: TensorImpl) -> tuple[Any, tuple[Any, ...]]:
+    """What `pickle` and `copy.copy` get for `t`: its storage (see PickledStorage) and the
+    view geometry.
+
+    Torch: Tensor.__reduce_ex__ (_reduce_ex_internal in torch/_tensor.py), which hands on
+    the storage and calls torch._utils._rebuild_tensor_v2 on load.
+    """
     return rebuild_tensor, (
         type(t),
-        host,
-        storage.elements(t._dtype),
-        str(storage.device),
-        t._dtype.name,
+        PickledStorage(t._storage, t._dtype),
         t._size,
         t._stride,
         t._storage_offset,
@@ -83,29 +116,17 @@ def reduce_tensor(t: TensorImpl) -> tuple[Any, tuple[Any, ...]]:
 
 def rebuild_tensor(
     cls: type[TensorImpl],
-    host: Any,
-    size_elements: int,
-    device_name: str,
-    dtype_name: str,
+    source: PickledStorage,
     size: tuple[int, ...],
     stride: tuple[int, ...],
     offset: int,
     requires_grad: bool,
     math_bits: int = 0,
 ) -> Any:
-    """A tensor from what `reduce_tensor` stored, on the backend now configured for its device.
-
-    Torch: torch._utils._rebuild_tensor_v2 (with the tensor's metadata: its math bits).
-    """
-    dev = device(device_name)
-    dtype = BY_NAME[dtype_name]
-    if dev.type == "meta" or host is None:
-        storage = Storage(None, size_elements, dtype, dev, None)
-    else:
-        backend = config.backends.resolve(dev.type)
-        array = backend.xp.asarray(backend.from_host(host), copy=True)
-        storage = Storage(array, size_elements, dtype, dev, backend)
-    out = _rebuilt(cls, storage, tuple(size), tuple(stride), offset, dtype, requires_grad)
+    """A tensor over `source`'s storage. Torch: torch._utils._rebuild_tensor_v2 (with the
+    tensor's metadata: its math bits)."""
+    dtype = source.dtype
+    out = _rebuilt(cls, source.storage, tuple(size), tuple(stride), offset, dtype, requires_grad)
     out._key_set |= math_bits & MATH_BITS
     return out
 
