@@ -28,7 +28,14 @@ from refimpl.autograd.function import Function, FunctionCtx
 from refimpl.autograd.variable import AutogradMeta
 from refimpl.autograd.views import current_grad_fn
 from refimpl.core import strides as geometry
-from refimpl.core.tensor import TensorImpl, array_of, requires_grad
+from refimpl.core.tensor import (
+    CONJUGATE_BIT,
+    NEGATIVE_BIT,
+    TensorImpl,
+    array_of,
+    make_tensor,
+    requires_grad,
+)
 from refimpl.ops import aten
 from refimpl.ops.selection import type_meta_name
 
@@ -184,15 +191,21 @@ class TensorSurfaceMethods:
         """
         if self.requires_grad:
             raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-        is_conj = getattr(self, "is_conj", None)
-        if is_conj is not None and is_conj():
+        if self._key_set & CONJUGATE_BIT:
             raise BufferError("Can't export tensors with the conjugate bit set")
         device_type = self.device.type
         if device_type not in _DLPACK_DEVICE_TYPES or self._storage.backend is None:
             raise BufferError(f"Cannot pack tensors on {self.device}")
         # On a backend without strided views (array_api_strict) a non-contiguous tensor's
         # array is a gathered copy, so its capsule shares no memory with the tensor.
-        array = array_of(self)
+        # torch packs the memory as it is: a tensor with the negative bit exports the values
+        # before the bit (read through a plain alias of the same geometry).
+        plain = self
+        if self._key_set & NEGATIVE_BIT:
+            plain = make_tensor(
+                self._storage, self._size, self._stride, self._storage_offset, self._dtype
+            )
+        array = array_of(plain)
         export = getattr(array, "__dlpack__", None)
         if export is None:
             # Differs: torch packs its own memory; refimpl exports the backend's array.
