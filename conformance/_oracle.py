@@ -10,6 +10,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, Final
 
+import torch
+
 import refimpl
 
 _CPU_DTYPES: Final = {d.name for d in refimpl.config.backends.resolve("cpu").array_dtypes}
@@ -31,3 +33,22 @@ def outcome(fn: Callable[[Any], Any], lib: Any) -> tuple[Any, BaseException | No
             return fn(lib), None
     except Exception as error:  # noqa: BLE001 - the error is the outcome compared
         return None, error
+
+
+def assert_same_outcome(
+    make: Callable[[Any], Any], same: Callable[[Any, Any], None]
+) -> None:
+    """`make(torch)` and `make(refimpl)` agree: both raise, with the same exception type and
+    text, or neither does and `same(expected, actual)` accepts the results."""
+    expected, expected_error = outcome(make, torch)
+    actual, actual_error = outcome(make, refimpl)
+    if expected_error is not None:
+        assert actual_error is not None, f"torch raised {expected_error!r}, refimpl did not"
+        assert (type(actual_error), str(actual_error)) == (
+            type(expected_error),
+            str(expected_error),
+        )
+        return
+    if actual_error is not None:
+        raise actual_error
+    same(expected, actual)

@@ -11,11 +11,10 @@ from typing import Any, Final
 
 import numpy as np
 import pytest
-import torch
 
 import refimpl
 from conformance._mode_logs import aten_calls
-from conformance._oracle import outcome
+from conformance._oracle import assert_same_outcome
 
 Call = Callable[[Any], Any]
 
@@ -81,17 +80,10 @@ _QUERIES: Final[dict[str, Call]] = {
 @pytest.mark.parametrize("case", list(_QUERIES))
 def test_query_matches_torch(case: str) -> None:
     make = _QUERIES[case]
-    expected, expected_error = outcome(lambda lib: aten_calls(lib, lambda: make(lib)), torch)
-    actual, actual_error = outcome(lambda lib: aten_calls(lib, lambda: make(lib)), refimpl)
-    if expected_error is not None:
-        assert actual_error is not None, f"torch raised {expected_error!r}, refimpl did not"
-        assert (type(actual_error), str(actual_error)) == (
-            type(expected_error),
-            str(expected_error),
-        )
-        return
-    if actual_error is not None:
-        raise actual_error
+    assert_same_outcome(lambda lib: aten_calls(lib, lambda: make(lib)), _equal)
+
+
+def _equal(expected: object, actual: object) -> None:
     assert actual == expected
 
 
@@ -118,17 +110,10 @@ def test_binding_matches_torch(case: str) -> None:
     if needed is not None and needed not in refimpl.config.backends.resolve("cpu").extensions:
         pytest.skip(f"the backend has no {needed}")
     make = _CALLS[case]
-    expected, expected_error = outcome(lambda lib: aten_calls(lib, lambda: make(lib)), torch)
-    actual, actual_error = outcome(lambda lib: aten_calls(lib, lambda: make(lib)), refimpl)
-    if expected_error is not None:
-        assert actual_error is not None, f"torch raised {expected_error!r}, refimpl did not"
-        assert (type(actual_error), str(actual_error)) == (
-            type(expected_error),
-            str(expected_error),
-        )
-        return
-    if actual_error is not None:
-        raise actual_error
+    assert_same_outcome(lambda lib: aten_calls(lib, lambda: make(lib)), _same_calls)
+
+
+def _same_calls(expected: Any, actual: Any) -> None:
     (expected_calls, expected_result), (actual_calls, actual_result) = expected, actual
     assert actual_calls == expected_calls
     _same(expected_result, actual_result)

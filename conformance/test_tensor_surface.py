@@ -19,7 +19,7 @@ import torch
 
 import refimpl
 from conformance._mode_logs import aten_calls, function_calls
-from conformance._oracle import outcome
+from conformance._oracle import assert_same_outcome, outcome
 
 Call = Callable[[Any], Any]
 
@@ -50,18 +50,7 @@ def _same(expected: Any, actual: Any) -> None:
 
 
 def _check(make: Call) -> None:
-    expected, expected_error = outcome(make, torch)
-    actual, actual_error = outcome(make, refimpl)
-    if expected_error is not None:
-        assert actual_error is not None, f"torch raised {expected_error!r}, refimpl did not"
-        assert (type(actual_error), str(actual_error)) == (
-            type(expected_error),
-            str(expected_error),
-        )
-        return
-    if actual_error is not None:
-        raise actual_error
-    _same(expected, actual)
+    assert_same_outcome(make, _same)
 
 
 def _geometry(t: Any) -> tuple[Any, ...]:

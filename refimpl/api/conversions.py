@@ -17,19 +17,15 @@ from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import get_default_dtype
 from refimpl.api._autograd_methods import set_requires_grad_for_factory
-from refimpl.api.factories import _new_from_data, from_numpy
-from refimpl.core.backend import Array, Backend
+from refimpl.api.factories import _new_from_data, from_numpy, shared_cpu_tensor
 from refimpl.core.config import config
-from refimpl.core.storage import Storage
-from refimpl.core.tensor import TensorImpl, backend_dtype, from_array, make_tensor
+from refimpl.core.tensor import TensorImpl, backend_dtype
 from refimpl.ops import aten, data
 
 if TYPE_CHECKING:
     from refimpl.api.tensor import Tensor
 
 __all__ = ["asarray", "from_dlpack", "frombuffer"]
-
-_CPU: Final = device("cpu")
 
 _NOT_WRITABLE_BUFFER: Final = (
     "The given buffer is not writable, and PyTorch does not support non-writable tensors. "
@@ -49,21 +45,6 @@ _UNSPECIFIED_REQUIRES_GRAD: Final = (
     "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
     "warning."
 )
-
-
-def _shared(array: Array, backend: Backend, dtype: DType) -> Tensor:
-    """A CPU tensor over `array`'s memory, with its strides, where the backend can view it."""
-    source = backend.strided_source(array)
-    out: Tensor
-    if source is None:
-        out = from_array(array, dtype, backend, _CPU)
-    else:
-        flat, strides = source
-        storage = Storage(flat, int(flat.shape[0]), dtype, _CPU, backend)
-        out = make_tensor(storage, tuple(array.shape), strides, 0, dtype)
-    # torch: memory torch does not own cannot grow.
-    out._storage.resizable = False
-    return out
 
 
 # --- frombuffer --------------------------------------------------------------------------------
@@ -113,7 +94,7 @@ def _buffer_tensor(buffer: Any, dtype: DType, count: int, offset: int) -> Tensor
                 f"{dtype.scalar_name} (it has no bitcast)"
             )
         array = backend.from_host(raw.cast(form))  # type: ignore[call-overload]  # a format of the table below
-    return _shared(array, backend, dtype)
+    return shared_cpu_tensor(array, backend, dtype)
 
 
 # The struct formats memoryview.cast reads each dtype's elements with.
@@ -190,7 +171,7 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     dtype = backend.dtype_of(array)
     if dtype is None:
         raise RuntimeError(f"Unsupported dtype in DLPack: {getattr(array, 'dtype', '?')}")
-    return _shared(array, backend, dtype)
+    return shared_cpu_tensor(array, backend, dtype)
 
 
 # --- asarray -----------------------------------------------------------------------------------
@@ -226,7 +207,7 @@ def _aliasable(obj: Any, dtype: DType | None, copy: bool | None) -> tuple[Tensor
             )
         backend = config.backends.resolve("cpu")
         array = backend.from_host(obj)
-        return aten.lift_fresh.default(_shared(array, backend, backend.dtype_of(array))), False  # type: ignore[arg-type]  # a NumPy scalar's dtype is one refimpl has
+        return aten.lift_fresh.default(shared_cpu_tensor(array, backend, backend.dtype_of(array))), False  # type: ignore[arg-type]  # a NumPy scalar's dtype is one refimpl has
     if hasattr(obj, "__dlpack__"):
         return from_dlpack(obj), False
     if _has_buffer(obj):

@@ -312,6 +312,13 @@ def from_numpy(ndarray: Any) -> Tensor:
             "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
             "uint64, uint32, uint16, uint8, and bool."
         )
+    return shared_cpu_tensor(array, backend, dtype)
+
+
+def shared_cpu_tensor(array: Array, backend: Backend, dtype: DType) -> Tensor:
+    """A CPU tensor over `array`'s memory, with its strides, where the backend can view it
+    (else over the array as the backend gives it). Torch: tensor_from_numpy and asarray's
+    buffer path: the storage is memory torch does not own, so it cannot grow."""
     source = backend.strided_source(array)
     out: Tensor
     if source is None:
@@ -320,7 +327,6 @@ def from_numpy(ndarray: Any) -> Tensor:
         flat, strides = source
         storage = Storage(flat, int(flat.shape[0]), dtype, _CPU, backend)
         out = make_tensor(storage, tuple(array.shape), strides, 0, dtype)
-    # torch: the storage is the array's memory, which torch does not own: it cannot grow.
     out._storage.resizable = False
     return out
 

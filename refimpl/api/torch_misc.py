@@ -20,8 +20,8 @@ from refimpl._base.device import as_device, device
 from refimpl._base.dtypes import DType
 from refimpl._base.layout import strided
 from refimpl._base.promotion import get_default_dtype
-from refimpl.api._autograd_methods import set_requires_grad_for_factory
 from refimpl.api._call import torch_function
+from refimpl.api.factories import _finish, _range_argument
 from refimpl.core.storage import Storage
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.tls import AutoDispatchBelowADInplaceOrView
@@ -218,11 +218,6 @@ _RANGE_DEPRECATION: Final = (
 )
 
 
-def _scalar(value: Any) -> Any:
-    # torch: the binding's Scalar arguments take 0-dim tensors' values.
-    return value.item() if isinstance(value, TensorImpl) else value
-
-
 def range(  # torch's name
     start: Any,
     end: Any,
@@ -239,7 +234,7 @@ def range(  # torch's name
     default dtype unless one is given. Torch: torch.range (THPVariable_range: aten.range.step,
     or aten.range.out with `out`; ops/ranges.py)."""
     warnings.warn(_RANGE_DEPRECATION, UserWarning, stacklevel=3)
-    start, end, step = _scalar(start), _scalar(end), _scalar(step)
+    start, end, step = (_range_argument(v) for v in (start, end, step))  # 0-dim tensors' values
     result: Tensor
     if out is not None:
         if dtype is not None and dtype is not out._dtype:
@@ -249,9 +244,7 @@ def range(  # torch's name
                 f"({out._dtype.scalar_name})"
             )
         result = aten.range.out(start, end, step, out=out)
-        if requires_grad:
-            set_requires_grad_for_factory(result)
-        return result
+        return _finish(result, requires_grad)
     if dtype is not None and not isinstance(dtype, DType):
         raise TypeError(
             f"range(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}"
@@ -265,9 +258,7 @@ def range(  # torch's name
     }
     with AutoDispatchBelowADInplaceOrView():
         result = aten.range.step(start, end, step, **options)
-    if requires_grad:
-        set_requires_grad_for_factory(result)
-    return result
+    return _finish(result, requires_grad)
 
 
 _CPU: Final = as_device("cpu")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import warnings
 from typing import Any, Final
 
+from refimpl._base.device import device
+from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl._base.scalars import Scalar
 from refimpl.core import strides as geometry
@@ -19,6 +21,7 @@ from refimpl.core.storage import Storage
 from refimpl.core.tensor import TensorImpl, empty_tensor, make_tensor, make_view, set_geometry
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._backward import Tensor
+from refimpl.ops._backward_binary import zeros_of
 from refimpl.ops._register import defop
 from refimpl.ops.selection import type_meta_name
 
@@ -324,13 +327,16 @@ def slice_inverse_backward_self(
 def slice_inverse_backward_src(
     grad: Tensor,
     self_sym_sizes: list[int],
+    self_scalar_type: DType,
+    self_device: device,
     dim: int,
     start: int | None,
     end: int | None,
     step: int,
 ) -> Tensor:
-    # torch: slice_scatter_symint(grad, zeros_like(self), dim, start, end, step)
-    zeros = aten.new_zeros.default(grad, list(self_sym_sizes))
+    # torch: slice_scatter_symint(grad, zeros_like(self), dim, start, end, step), where
+    # zeros_like(self) is the saved self_info's zeros
+    zeros = zeros_of(self_sym_sizes, self_scalar_type, self_device)
     return aten.slice_scatter.default(grad, zeros, dim, start, end, step)
 
 
