@@ -305,6 +305,20 @@ def meta_token(t: TensorImpl) -> MetaToken:
     return token
 
 
+def operand_key(value: object) -> object:
+    """What of an operand (a tensor or a Python number) an op's decisions depend on: a
+    tensor's metadata (its token), a number's type; an int outside int64's range by its
+    value (uint64-range ints promote differently). The key of TensorIterator's plans and of
+    the dispatcher's specialized calls (Note [Specialized calls] in dispatch/overloads.py)."""
+    if isinstance(value, TensorImpl):
+        token = value._meta_token
+        return token if token is not None else meta_token(value)
+    kind = type(value)
+    if kind is int and not -(2**63) <= value <= 2**63 - 1:  # type: ignore[operator]  # an int
+        return value
+    return kind
+
+
 def requires_grad(t: TensorImpl) -> bool:
     """Whether autograd records operations on `t` (a leaf that requires grad, or a result
     with a grad_fn). Torch: TensorImpl::requires_grad. See Note [Requires-grad bit]."""

@@ -59,8 +59,7 @@ class Dispatcher:
     def clear_caches(self) -> None:
         """Forget every resolved kernel (Note [Dispatch cache]); the next calls resolve again."""
         for entry in self._entries.values():
-            entry.direct_records.clear()
-            entry.keyset_records.clear()
+            entry.clear_caches()
 
 
 DISPATCHER: Final = Dispatcher()

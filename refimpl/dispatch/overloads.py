@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any, Final
 
 from refimpl._base.keys import SLOT_INDEX, DispatchKey, DispatchKeySet
+from refimpl._base.promotion import get_default_dtype
 from refimpl._base.spec import SpecOverload, spec_overloads
 from refimpl._base.tags import Tag
-from refimpl.core.tensor import TensorImpl
+from refimpl.core.tensor import TensorImpl, operand_key
 from refimpl.dispatch.binding import Binder, SchemaMatchError, as_runtime_error, match_failure
 from refimpl.dispatch.dispatcher import (
     DISPATCHER,
@@ -28,7 +29,7 @@ from refimpl.dispatch.schema import (
     OptionalType,
     parse_schema,
 )
-from refimpl.dispatch.table import KernelRecord, OperatorEntry
+from refimpl.dispatch.table import KernelRecord, OperatorEntry, specializer_of
 from refimpl.dispatch.tls import key_masks
 
 
@@ -172,7 +173,9 @@ class OpOverload:
         Python operator that has checked its operand), keyword-only arguments defaulted.
 
         The binder's answer for such a call, without asking it again (see Binder.bind's
-        fast path, which returns exactly these arguments).
+        fast path, which returns exactly these arguments); a call whose arguments have the
+        metadata of an earlier one takes that call's specialized kernel (Note [Specialized
+        calls]).
         """
         if args and isinstance(args[0], TensorImpl):
             # call_validated, written out: every Python operator comes this way.
@@ -180,6 +183,12 @@ class OpOverload:
             tails = binder._default_tails
             if len(args) < len(tails):
                 tail = tails[len(args)]
+                if tail == () and self._entry.specializable and not self._tensor_lists_or_kwargs:
+                    key = self.call_key(args)
+                    specialized = self._entry.specialized_calls.get(key)
+                    if specialized is not None:
+                        return specialized(*args)
+                    return self._call_specializing(key, args)
                 if tail is not None:
                     # The defaults dict itself: see call_bound's Note [Shared keyword defaults].
                     return self.call_bound(args + tail if tail else args, binder._kw_defaults)
@@ -187,6 +196,75 @@ class OpOverload:
         # or an operator called unbound, `Tensor.__rsub__(2, 3)`; so does a call missing an
         # argument without a default (the bind raises torch's error).
         return self(*args)
+
+    # Note [Specialized calls]
+    # What call_bound decides for a call (the kernel, from the key set after TLS) and what a
+    # kernel then decides from its arguments' metadata (a pointwise op's plan, checks and
+    # runner: Note [Pointwise fast path] in ops/_pointwise.py) are both functions of the
+    # call key: the key set after TLS, the default dtype and each argument's operand_key (a
+    # tensor's metadata token, a number's type). After a call_checked call succeeds, the
+    # kernel it ran is asked for its answer (`specializer_of`: only kernels that declare
+    # one, the pointwise ops' functional kernels); the next call with that key calls the
+    # answer directly, one lookup instead of the dispatcher's and the kernel's, and a key
+    # whose kernel gave none (an autograd kernel, a mode's) keeps the general call. The
+    # cache lives in the OperatorEntry and is emptied with the dispatch cache (a
+    # registration, a backend fallback, the dispatch observer); errors are never cached, so
+    # a failing call fails the same way each time. Python operators come this way, and API
+    # calls whose packet resolution needs no bind (OpOverloadPacket.__call__).
+
+    def call_key(self, args: tuple[Any, ...]) -> tuple[object, ...]:
+        """The key of a call_checked call (Note [Specialized calls])."""
+        masks = key_masks()
+        if len(args) == 2:
+            # A binary operator's call, unrolled (operand_key's token read inline; args[0] is
+            # a tensor, and both positions are Tensor positions where args[1] is one).
+            a, b = args
+            raw = a._key_set
+            ka = a._meta_token
+            if isinstance(b, TensorImpl):
+                raw |= b._key_set
+                kb = b._meta_token
+            else:
+                kb = None
+            return (
+                (raw | masks.included_raw) & masks.keep,
+                get_default_dtype(),
+                ka if ka is not None else operand_key(a),
+                kb if kb is not None else operand_key(b),
+            )
+        if len(args) == 1:
+            (a,) = args
+            ka = a._meta_token
+            return (
+                (a._key_set | masks.included_raw) & masks.keep,
+                get_default_dtype(),
+                ka if ka is not None else operand_key(a),
+            )
+        raw = 0
+        for i in self._tensor_positions:
+            value = args[i]
+            if isinstance(value, TensorImpl):
+                raw |= value._key_set
+        return ((raw | masks.included_raw) & masks.keep, get_default_dtype(), *map(operand_key, args))
+
+    def _call_specializing(self, key: tuple[object, ...], args: tuple[Any, ...]) -> Any:
+        """call_checked's general call, then the kernel's specialized answer kept for `key`."""
+        entry = self._entry
+        kwargs = self._binder._kw_defaults
+        result = self.call_bound(args, kwargs)
+        record = entry.direct_records.get(key[0])  # type: ignore[call-overload]  # the raw key set
+        specialize = None if record is None else specializer_of(record.kernel)
+        specialized = None if specialize is None else specialize(args, kwargs)
+        calls = entry.specialized_calls
+        if len(calls) > 1024:
+            calls.clear()
+        # Where the kernel gave nothing (an autograd kernel, a mode's), the general call.
+        calls[key] = self._call_defaulted if specialized is None else specialized
+        return result
+
+    def _call_defaulted(self, *args: Any) -> Any:
+        """call_checked's general call for arguments without an omitted positional one."""
+        return self.call_bound(args, self._binder._kw_defaults)
 
     def call_validated(self, args: tuple[Any, ...], keywords: dict[str, Any] | None = None) -> Any:
         """Call with positional `args` and keyword-only `keywords` the caller has checked
@@ -409,6 +487,10 @@ class OpOverloadPacket:
             if chosen is not None:
                 op, tail = chosen
                 if tail is not None:
+                    if args and isinstance(args[0], TensorImpl) and op._entry.specializable:
+                        # The same call, through the specialized calls (Note [Specialized
+                        # calls]): torch.exp(x), x.mul(y).
+                        return op.call_checked(args)
                     # Note [Shared keyword defaults] (call_bound): the defaults dict itself.
                     return op.call_bound(args + tail if tail else args, op._binder._kw_defaults)
                 try:

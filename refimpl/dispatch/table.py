@@ -105,6 +105,25 @@ def is_dispatch_free(fn: Kernel) -> bool:
     return getattr(fn, "__refimpl_dispatches_nothing__", False) is True
 
 
+Specializer = Callable[[tuple[Any, ...], dict[str, Any]], Callable[..., Any] | None]
+"""`specialize(args, kwargs)`, asked after `kernel(*args, **kwargs)` returned: a function
+`fn` with `fn(*other_args)` equal to `kernel(*other_args, **kwargs)` for every `other_args`
+whose operand keys (core.tensor.operand_key) and default dtype equal these; or None."""
+
+
+def specializable(fn: Kernel, specialize: Specializer | None) -> Kernel:
+    """Declare that `fn`'s answer for a call is fixed by its arguments' metadata, and how to
+    get it (Note [Specialized calls] in dispatch/overloads.py); None withdraws it (then call
+    the entries it is registered to `refresh_specializable`)."""
+    fn.__refimpl_specialize__ = specialize  # type: ignore[attr-defined]
+    return fn
+
+
+def specializer_of(fn: Kernel) -> Specializer | None:
+    found: Specializer | None = getattr(fn, "__refimpl_specialize__", None)
+    return found
+
+
 class DispatchObserver:
     """Who watches kernels run (refimpl.utils.trace). Note [Dispatch observer]: while `wrap` is set,
     the kernel a key set resolves to is replaced by `wrap(entry, record, keyset)`, a record
@@ -369,6 +388,8 @@ class OperatorEntry:
         "non_fallthrough_masks",
         "schema",
         "schema_debug",
+        "specializable",
+        "specialized_calls",
         "table_kinds",
     )
 
@@ -386,6 +407,12 @@ class OperatorEntry:
         # whenever the table changes. See Note [Dispatch cache] in dispatch/overloads.py.
         self.direct_records: dict[int, KernelRecord] = {}
         self.keyset_records: dict[int, tuple[KernelRecord, DispatchKeySet]] = {}
+        # Note [Specialized calls] (dispatch/overloads.py): whether a kernel registered here
+        # can specialize (a stale True costs a lookup per call), and per call key what the
+        # kernel gave, or the general call where it gave nothing; emptied with the dispatch
+        # cache.
+        self.specializable = False
+        self.specialized_calls: dict[tuple[object, ...], Callable[..., Any]] = {}
         # Per key, newest registration first. torch: OperatorEntry::kernels_.
         self._kernels: dict[DispatchKey, list[KernelRecord]] = {}
         self._fallbacks = fallbacks
@@ -413,6 +440,8 @@ class OperatorEntry:
         if key == DispatchKey.Undefined:
             key = DispatchKey.CompositeImplicitAutograd
         self._kernels.setdefault(key, []).insert(0, record)
+        if specializer_of(record.kernel) is not None:
+            self.specializable = True
         self._recompute()
 
     def deregister_kernel(self, key: DispatchKey, record: KernelRecord) -> None:
@@ -526,8 +555,23 @@ class OperatorEntry:
         uniform = all(mask == masks[0] for mask in masks)
         self.non_fallthrough_mask = masks[0] if uniform else None
         # Every change of the table ends here (_recompute, refresh_slot).
+        self.clear_caches()
+
+    def refresh_specializable(self) -> None:
+        """Recompute whether a kernel registered here can specialize (after a kernel's
+        specializer was withdrawn), and forget what was specialized."""
+        self.specializable = any(
+            specializer_of(record.kernel) is not None
+            for records in self._kernels.values()
+            for record in records
+        )
+        self.clear_caches()
+
+    def clear_caches(self) -> None:
+        """Forget the resolved kernels and the specialized calls (Note [Dispatch cache])."""
         self.direct_records.clear()
         self.keyset_records.clear()
+        self.specialized_calls.clear()
 
     def resolve(self, raw: int) -> tuple[KernelRecord | None, int]:
         """The kernel for a call whose key set after TLS is `raw`, and the key set (without

@@ -20,10 +20,15 @@ from refimpl._base.dtypes import DType, bool_, int32, int64, uint8
 from refimpl.core import layout
 from refimpl.core import strides as geometry
 from refimpl.core.backend import Array, ArrayNamespace, Backend
-from refimpl.core.tensor import TensorImpl, array_of, resize_for_output, tensor_over
+from refimpl.core.tensor import (
+    TensorImpl,
+    array_of,
+    operand_key,
+    resize_for_output,
+    tensor_over,
+)
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
-from refimpl.ops._iterator import operand_key
 from refimpl.ops._outputs import overlap_status, warn_resize
 
 aten: Final = namespace("aten")
@@ -504,7 +509,7 @@ def advanced_index(self: TensorImpl, indices: Sequence[TensorImpl | None]) -> An
     TensorAdvancedIndexing.cpp. See Note [Advanced index plans].
     """
     # An absent index's key is its type, NoneType.
-    key = (operand_key(self), *map(operand_key, indices))  # type: ignore[arg-type]
+    key = (operand_key(self), *map(operand_key, indices))
     plan = _PLANS.get(key)
     if plan is None:
         check_count(self, indices)

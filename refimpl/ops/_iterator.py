@@ -26,7 +26,7 @@ from refimpl.core.backend import Backend
 from refimpl.core.config import config
 from refimpl.core.tensor import (
     TensorImpl,
-    meta_token,
+    operand_key,
 )
 from refimpl.ops import data
 from refimpl.ops._outputs import format_shape, overlap_status
@@ -212,18 +212,6 @@ def _check_overlaps(out: TensorImpl, inputs: Sequence[Operand]) -> None:
 
 
 # --- building a plan -----------------------------------------------------------------------
-
-
-def operand_key(value: Operand) -> object:
-    """What of an operand a plan depends on: a tensor's metadata (its token: see Note
-    [Metadata tokens] in core/tensor.py), a number's type."""
-    if isinstance(value, TensorImpl):
-        token = value._meta_token
-        return token if token is not None else meta_token(value)
-    kind = type(value)
-    if kind is int and not -(2**63) <= value <= 2**63 - 1:  # type: ignore[operator]  # an int
-        return value  # uint64-range ints promote differently; key on the value
-    return kind
 
 
 def operands_key(operands: Sequence[Operand]) -> tuple[object, ...]:

@@ -132,7 +132,9 @@ def run_simple(p: Plan, kernel: Kernel, inputs: Sequence[Any], extra: dict[str, 
     return tensor_over(result, p.shape, p.out_stride, p.output_dtype, p.device, backend)
 
 
-Runner = Callable[[Sequence[Any], dict[str, Any]], Any]
+Runner = Callable[..., Any]
+"""`runner(extra, *operands)`: the kernel's extra arguments first, so that
+functools.partial(runner, extra) is the runner for fixed arguments."""
 
 
 def simple_runner(p: Plan, kernel: Kernel) -> Runner:
@@ -164,8 +166,8 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
     if len(fetch) == 1:
         (fetch0,) = fetch
 
-        def run_unary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
-            result = kernel(xp, fetch0(inputs[0]), **extra)
+        def run_unary(extra: dict[str, Any], a: Any) -> Any:
+            result = kernel(xp, fetch0(a), **extra)
             if result.shape != shape:
                 return finish(result)
             return make(result)
@@ -174,8 +176,8 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
     if len(fetch) == 2:
         fetch0, fetch1 = fetch
 
-        def run_binary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
-            result = kernel(xp, fetch0(inputs[0]), fetch1(inputs[1]), **extra)
+        def run_binary(extra: dict[str, Any], a: Any, b: Any) -> Any:
+            result = kernel(xp, fetch0(a), fetch1(b), **extra)
             if result.shape != shape:
                 return finish(result)
             return make(result)
@@ -184,14 +186,14 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
     if len(fetch) == 3:
         fetch0, fetch1, fetch2 = fetch
 
-        def run_ternary(inputs: Sequence[Any], extra: dict[str, Any]) -> Any:
-            result = kernel(xp, fetch0(inputs[0]), fetch1(inputs[1]), fetch2(inputs[2]), **extra)
+        def run_ternary(extra: dict[str, Any], a: Any, b: Any, c: Any) -> Any:
+            result = kernel(xp, fetch0(a), fetch1(b), fetch2(c), **extra)
             if result.shape != shape:
                 return finish(result)
             return make(result)
 
         return run_ternary
-    return lambda inputs, extra: run_simple(p, kernel, inputs, extra)
+    return lambda extra, *inputs: run_simple(p, kernel, inputs, extra)
 
 
 def _inverse(axes: Shape) -> Shape:

@@ -17,6 +17,7 @@ torch's error for the others. Everything shared (broadcasting, promotion, device
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, TypeVar, overload
 
@@ -40,6 +41,7 @@ from refimpl._base.keys import DispatchKey
 from refimpl._base.spec import SpecOverload, kernel_dtype_facts, spec_overloads
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.schema import Argument, FunctionSchema, parse_schema
+from refimpl.dispatch.table import OperatorEntry, specializable
 from refimpl.ops._derivative import derivative
 from refimpl.ops._iterator import CONFIGS, Builder, IterConfig, Plan, operands_key, plan
 from refimpl.ops._iterator_run import Kernel, Runner, run, run_simple, simple_runner
@@ -71,7 +73,9 @@ ConfigChoice = Callable[[dict[str, Any]], IterConfig]
 # looks the entry up and goes straight to the runner; errors are never cached, so a failing
 # call fails the same way each time. Prechecks and checks still run on every call (they read
 # argument values). The functional overload's registered kernel enters `functional` directly
-# when the op has no prepares or prechecks.
+# when the op has no prepares or prechecks, and then offers the dispatcher the runner with
+# the call's checked arguments bound (`specialized`; Note [Specialized calls] in
+# dispatch/overloads.py), so a Python operator's repeated call skips the dispatcher too.
 
 # torch: structured kernels register per backend; one body serves CPU, CUDA and Meta here
 # because TensorIterator answers Meta from metadata alone.
@@ -149,6 +153,8 @@ class PointwiseOp:
         self._accepted = None if facts is None else facts.accepted
         self._errors = {} if facts is None else facts.errors
         self._fast: dict[tuple[object, ...], FastEntry] = {}
+        # The functional kernels that offer specialized calls, with their entries.
+        self._specializing: list[tuple[Kernel, OperatorEntry]] = []
 
     @property
     def op(self) -> Any:
@@ -190,12 +196,29 @@ class PointwiseOp:
         self._checks.append(fn)
         return fn
 
-    def precheck(self, fn: Check) -> Check:
+    @overload
+    def precheck(self, fn: Check) -> Check: ...
+
+    @overload
+    def precheck(self, *, by_metadata: bool) -> Callable[[Check], Check]: ...
+
+    def precheck(self, fn: Check | None = None, *, by_metadata: bool = False) -> Any:
         """Register a check that runs before the iterator is built (torch: the checks a meta
         function makes before calling its builder). Called as `fn(*operands, **other_arguments)`.
+
+        `by_metadata`: the check reads the operands' metadata (dtypes, shapes, a number's type)
+        and the other arguments, never an operand's value, so a call with the same call key
+        and arguments passes it too and may be specialized (Note [Specialized calls] in
+        dispatch/overloads.py); other prechecks run on every call.
         """
-        self._prechecks.append(fn)
-        return fn
+
+        def register(check: Check) -> Check:
+            self._prechecks.append(check)
+            if not by_metadata:
+                self._withdraw_specializers()
+            return check
+
+        return register(fn) if fn is not None else register
 
     def prepare(self, fn: Prepare) -> Prepare:
         """Register a rewrite of the operand list, run first: `fn(operands, out, extra)`
@@ -203,7 +226,16 @@ class PointwiseOp:
         functions that add only the optional tensors given, as clamp's does).
         """
         self._prepares.append(fn)
+        self._withdraw_specializers()
         return fn
+
+    def _withdraw_specializers(self) -> None:
+        """A prepare or precheck runs on every call, so no call specializes (Note
+        [Specialized calls]): the registered kernels stop offering to."""
+        for kernel, entry in self._specializing:
+            specializable(kernel, None)
+            entry.refresh_specializable()
+        self._specializing.clear()
 
     def inplace_check(self, fn: Check) -> Check:
         """Register a check only the in-place overload makes, first: `fn(*operands)` (torch:
@@ -278,7 +310,21 @@ class PointwiseOp:
             converted = check(p, **extra)
             if converted:
                 extra = {**extra, **converted}
-        return runner(operands, extra)
+        return runner(extra, *operands)
+
+    def specialized(self, operands: Sequence[Any], extra: dict[str, Any]) -> Runner | None:
+        """After a functional call with these operands and arguments succeeded: the runner
+        with its checked arguments bound, which gives that call's answer for any operands
+        with the same metadata (Note [Specialized calls] in dispatch/overloads.py); None
+        where the plan has no runner. A check reads only the plan and the other arguments
+        (torch: a meta function's checks), so its answer for them is fixed too."""
+        found = self._fast.get(operands_key(operands))
+        if found is None:
+            return None
+        p, _, runner = found
+        if runner is None:
+            return None
+        return functools.partial(runner, self._checked(p, extra))
 
     def _finish(
         self,
@@ -378,6 +424,14 @@ class PointwiseOp:
 
         kernel.__name__ = f"{self.name}_{role}"
         kernel.__qualname__ = kernel.__name__
+        if direct and not prepares and not prechecks:
+            # Prechecks registered later withdraw this unless they read only metadata.
+
+            def specialize(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Runner | None:
+                return self.specialized(args, kwargs) if len(args) == n_operands else None
+
+            specializable(kernel, specialize)
+            self._specializing.append((kernel, block.entry))
         self.blocks.append(block)
         if block.spec.cea:
             block.kernel(DispatchKey.CompositeExplicitAutograd)(kernel)

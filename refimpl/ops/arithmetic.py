@@ -167,7 +167,7 @@ sub = pointwise(
 )
 
 
-@sub.precheck
+@sub.precheck(by_metadata=True)
 def sub_precheck(self: Operand, other: Operand, *, alpha: Scalar) -> None:
     sub_check_bool(self, other)
 
@@ -197,7 +197,7 @@ rsub = pointwise(
 )
 
 
-@rsub.precheck
+@rsub.precheck(by_metadata=True)
 def rsub_precheck(self: Operand, other: Operand, *, alpha: Scalar) -> None:
     # torch: rsub(self, other) is sub(other, self), so the check sees them swapped.
     sub_check_bool(other, self)

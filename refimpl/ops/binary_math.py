@@ -148,7 +148,7 @@ _HEAVISIDE_COMPLEX: Final = "heaviside is not yet implemented for complex tensor
 _HEAVISIDE_DTYPES: Final = "heaviside is not yet implemented for tensors with different dtypes."
 
 
-@heaviside.precheck
+@heaviside.precheck(by_metadata=True)
 def heaviside_precheck(self: TensorImpl, values: TensorImpl) -> None:
     """Torch: TORCH_META_FUNC(heaviside) checks dtypes before building the iterator."""
     if self._dtype.is_complex or values._dtype.is_complex:

@@ -22,6 +22,7 @@ from refimpl.core.tensor import (
     TensorImpl,
     array_of,
     backend_dtype,
+    operand_key,
     result_maker,
     tensor_over,
     write_array,
@@ -30,7 +31,6 @@ from refimpl.dispatch.overloads import namespace
 from refimpl.ops import data
 from refimpl.ops._backward import Tensor
 from refimpl.ops._backward_products import cat_tensors_backward, stack_tensors_backward
-from refimpl.ops._iterator import operand_key
 from refimpl.ops._join import (
     check_no_overlap,
     format_list,

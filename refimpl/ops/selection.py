@@ -577,7 +577,7 @@ addcdiv = pointwise(
 )
 
 
-@addcdiv.precheck
+@addcdiv.precheck(by_metadata=True)
 def addcdiv_precheck(
     self: TensorImpl, tensor1: TensorImpl, tensor2: TensorImpl, *, value: Scalar
 ) -> None:
