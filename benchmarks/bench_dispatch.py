@@ -98,7 +98,7 @@ def main_large() -> None:
     best = best_us(
         {"refimpl": lambda: rx + ry, "torch": lambda: tx + ty, "numpy": lambda: np.add(nx, ny)},
         number=200,
-        rounds=21,
+        rounds=41,
     )
     print(
         f"10^6 float32 elements, x + y: refimpl {best['refimpl']:.0f} us, torch "
@@ -112,7 +112,7 @@ def main_large() -> None:
             "numpy": lambda: np.exp(nx),
         },
         number=100,
-        rounds=21,
+        rounds=41,
     )
     print(
         f"10^6 float32 elements, exp(x): refimpl {best['refimpl']:.0f} us, numpy "

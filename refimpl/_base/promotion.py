@@ -46,7 +46,7 @@ class _DefaultDtypes:
     complex_: DType
 
 
-_DEFAULTS: Final = _DefaultDtypes(floating=float32, complex_=complex64)
+DEFAULT_DTYPES: Final = _DefaultDtypes(floating=float32, complex_=complex64)
 
 # torch: set_default_dtype in c10/core/DefaultDtype.cpp picks the complex dtype this way;
 # bfloat16 has no complex counterpart of its own and gets complex64.
@@ -63,7 +63,7 @@ def get_default_dtype() -> DType:
 
     Torch: torch.get_default_dtype.
     """
-    return _DEFAULTS.floating
+    return DEFAULT_DTYPES.floating
 
 
 def default_complex_dtype() -> DType:
@@ -72,7 +72,7 @@ def default_complex_dtype() -> DType:
     Torch: c10::get_default_complex_dtype (float16 -> complex32, float64 -> complex128,
     otherwise complex64).
     """
-    return _DEFAULTS.complex_
+    return DEFAULT_DTYPES.complex_
 
 
 def set_default_dtype(d: DType, /) -> None:
@@ -87,8 +87,8 @@ def set_default_dtype(d: DType, /) -> None:
         )
     if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
-    _DEFAULTS.floating = d
-    _DEFAULTS.complex_ = _DEFAULT_COMPLEX_OF[d]
+    DEFAULT_DTYPES.floating = d
+    DEFAULT_DTYPES.complex_ = _DEFAULT_COMPLEX_OF[d]
 
 
 # --- promote_types -------------------------------------------------------------------------
@@ -200,9 +200,9 @@ def scalar_dtype(value: bool | complex) -> DType:
             raise OverflowError("int too big to convert")
         return uint64
     if isinstance(value, float):
-        return _DEFAULTS.floating
+        return DEFAULT_DTYPES.floating
     if isinstance(value, complex):
-        return _DEFAULTS.complex_
+        return DEFAULT_DTYPES.complex_
     raise TypeError(f"expected a Python number, got {type(value).__name__}")
 
 
@@ -284,7 +284,7 @@ def result_type_of(operands: Iterable[tuple[DType, OperandKind]]) -> DType:
     Raises torch's RuntimeError where promotion fails (uint64 with an integer), and
     ValueError for no operands.
     """
-    return _result_type(tuple(operands), _DEFAULTS.floating)
+    return _result_type(tuple(operands), DEFAULT_DTYPES.floating)
 
 
 # Cached because every elementwise op call asks; the key holds the default dtype, the only

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from refimpl._base.keys import SLOT_INDEX, DispatchKey, DispatchKeySet
-from refimpl._base.promotion import get_default_dtype
+from refimpl._base.promotion import DEFAULT_DTYPES, get_default_dtype
 from refimpl._base.spec import SpecOverload, spec_overloads
 from refimpl._base.tags import Tag
 from refimpl.core.tensor import TensorImpl, operand_key
@@ -184,7 +184,27 @@ class OpOverload:
             if len(args) < len(tails):
                 tail = tails[len(args)]
                 if tail == () and self._entry.specializable and not self._tensor_lists_or_kwargs:
-                    key = self.call_key(args)
+                    key: tuple[object, ...]
+                    if len(args) == 2:
+                        # call_key, unrolled for a binary operator's call (operand_key's token
+                        # read inline; args[1], where a tensor, is at a Tensor position).
+                        a, b = args
+                        raw = a._key_set
+                        ka = a._meta_token
+                        if isinstance(b, TensorImpl):
+                            raw |= b._key_set
+                            kb = b._meta_token
+                        else:
+                            kb = None
+                        masks = key_masks()
+                        key = (
+                            (raw | masks.included_raw) & masks.keep,
+                            DEFAULT_DTYPES.floating,  # get_default_dtype()
+                            ka if ka is not None else operand_key(a),
+                            kb if kb is not None else operand_key(b),
+                        )
+                    else:
+                        key = self.call_key(args)
                     specialized = self._entry.specialized_calls.get(key)
                     if specialized is not None:
                         return specialized(*args)
@@ -213,31 +233,15 @@ class OpOverload:
     # calls whose packet resolution needs no bind (OpOverloadPacket.__call__).
 
     def call_key(self, args: tuple[Any, ...]) -> tuple[object, ...]:
-        """The key of a call_checked call (Note [Specialized calls])."""
+        """The key of a call_checked call (Note [Specialized calls]); call_checked computes a
+        binary operator's inline."""
         masks = key_masks()
-        if len(args) == 2:
-            # A binary operator's call, unrolled (operand_key's token read inline; args[0] is
-            # a tensor, and both positions are Tensor positions where args[1] is one).
-            a, b = args
-            raw = a._key_set
-            ka = a._meta_token
-            if isinstance(b, TensorImpl):
-                raw |= b._key_set
-                kb = b._meta_token
-            else:
-                kb = None
-            return (
-                (raw | masks.included_raw) & masks.keep,
-                get_default_dtype(),
-                ka if ka is not None else operand_key(a),
-                kb if kb is not None else operand_key(b),
-            )
-        if len(args) == 1:
+        if len(args) == 1:  # a unary call (torch.exp(x)), unrolled
             (a,) = args
             ka = a._meta_token
             return (
                 (a._key_set | masks.included_raw) & masks.keep,
-                get_default_dtype(),
+                DEFAULT_DTYPES.floating,  # get_default_dtype()
                 ka if ka is not None else operand_key(a),
             )
         raw = 0

@@ -134,7 +134,8 @@ def run_simple(p: Plan, kernel: Kernel, inputs: Sequence[Any], extra: dict[str, 
 
 Runner = Callable[..., Any]
 """`runner(extra, *operands)`: the kernel's extra arguments first, so that
-functools.partial(runner, extra) is the runner for fixed arguments."""
+functools.partial(runner, extra) is the runner for fixed arguments. Without extra arguments
+the kernel is called without `**` (CPython unpacks even an empty dict)."""
 
 
 def simple_runner(p: Plan, kernel: Kernel) -> Runner:
@@ -167,17 +168,32 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
         (fetch0,) = fetch
 
         def run_unary(extra: dict[str, Any], a: Any) -> Any:
-            result = kernel(xp, fetch0(a), **extra)
+            result = kernel(xp, fetch0(a), **extra) if extra else kernel(xp, fetch0(a))
             if result.shape != shape:
                 return finish(result)
             return make(result)
 
         return run_unary
+    if len(fetch) == 2 and p.direct == (True, True):
+
+        def run_tensors(extra: dict[str, Any], a: TensorImpl, b: TensorImpl) -> Any:
+            # Two tensors read as they are (`x + y`): array_of's cached array, read inline.
+            cached = a._array_cache
+            x = cached[1] if cached is not None and cached[0] is a._storage.array else array_of(a)
+            cached = b._array_cache
+            y = cached[1] if cached is not None and cached[0] is b._storage.array else array_of(b)
+            result = kernel(xp, x, y, **extra) if extra else kernel(xp, x, y)
+            if result.shape != shape:
+                return finish(result)
+            return make(result)
+
+        return run_tensors
     if len(fetch) == 2:
         fetch0, fetch1 = fetch
 
         def run_binary(extra: dict[str, Any], a: Any, b: Any) -> Any:
-            result = kernel(xp, fetch0(a), fetch1(b), **extra)
+            x, y = fetch0(a), fetch1(b)
+            result = kernel(xp, x, y, **extra) if extra else kernel(xp, x, y)
             if result.shape != shape:
                 return finish(result)
             return make(result)
@@ -187,7 +203,8 @@ def simple_runner(p: Plan, kernel: Kernel) -> Runner:
         fetch0, fetch1, fetch2 = fetch
 
         def run_ternary(extra: dict[str, Any], a: Any, b: Any, c: Any) -> Any:
-            result = kernel(xp, fetch0(a), fetch1(b), fetch2(c), **extra)
+            x, y, z = fetch0(a), fetch1(b), fetch2(c)
+            result = kernel(xp, x, y, z, **extra) if extra else kernel(xp, x, y, z)
             if result.shape != shape:
                 return finish(result)
             return make(result)

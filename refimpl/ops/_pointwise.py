@@ -321,10 +321,16 @@ class PointwiseOp:
         found = self._fast.get(operands_key(operands))
         if found is None:
             return None
-        p, _, runner = found
+        p, kernel, runner = found
         if runner is None:
             return None
-        return functools.partial(runner, self._checked(p, extra))
+        extra = self._checked(p, extra)
+        # An argument the kernel would default to the same object need not be passed (add's
+        # alpha=1): the runner then calls the kernel without keywords.
+        defaults = getattr(kernel, "__kwdefaults__", None)
+        if defaults and extra:
+            extra = {k: v for k, v in extra.items() if k not in defaults or defaults[k] is not v}
+        return functools.partial(runner, extra)
 
     def _finish(
         self,

@@ -119,8 +119,10 @@ add.compute(dtypes=COMPLEX)(add_compute_complex)
 # IterConfig.reduced_scalar_opmath).
 
 
+# The real kernels default alpha to the schema's 1, so a specialized `x + y` calls them
+# without it (PointwiseOp.specialized).
 @add.compute
-def add_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
+def add_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar = 1) -> Array:
     """self + alpha * other. Torch: add_kernel in BinaryOpsKernel.cpp (ufunc add)."""
     return xp.add(self, other if type(alpha) is int and alpha == 1 else _scaled(xp, other, alpha))
 
@@ -182,7 +184,7 @@ def sub_compute_complex(xp: ArrayNamespace, self: Array, other: Array, *, alpha:
 
 
 @sub.compute
-def sub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
+def sub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar = 1) -> Array:
     """self - alpha * other. Torch: sub is add with -alpha (sub_kernel)."""
     return xp.subtract(
         self, other if type(alpha) is int and alpha == 1 else _scaled(xp, other, alpha)
@@ -213,7 +215,7 @@ def rsub_compute_complex(xp: ArrayNamespace, self: Array, other: Array, *, alpha
 
 
 @rsub.compute
-def rsub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar) -> Array:
+def rsub_compute(xp: ArrayNamespace, self: Array, other: Array, *, alpha: Scalar = 1) -> Array:
     """other - alpha * self. Torch: rsub in BinaryOps.cpp."""
     return xp.subtract(
         other, self if type(alpha) is int and alpha == 1 else _scaled(xp, self, alpha)
