@@ -67,7 +67,7 @@ from refimpl._base.memory_format import (
 )
 from refimpl._base.promotion import get_default_dtype, set_default_dtype
 from refimpl._base.size import Size
-from refimpl._base.spec import api_signatures
+from refimpl._base.spec import api_signatures, torch_public_names
 from refimpl._base.tags import Tag
 from refimpl.api import (
     constructions,
@@ -597,6 +597,12 @@ for _family in (
 
 
 # Every overridable refimpl.* function goes through the __torch_function__ protocol.
+from refimpl.api._torch_function import (
+    DisableTorchFunction as DisableTorchFunction,
+)
+from refimpl.api._torch_function import (
+    DisableTorchFunctionSubclass as DisableTorchFunctionSubclass,
+)
 from refimpl.api._torch_function import install_on_namespace as _install_on_namespace
 from refimpl.api._torch_function import overridable as _overridable
 from refimpl.autograd import grad_mode as _autograd_grad_mode
@@ -630,13 +636,25 @@ _autograd_grad_mode.GRAD_MODE_SETTER.set = _set_grad_enabled
 autograd.grad = _overridable(autograd.grad, python_level=True)
 
 
+# torch's constants: torch/__init__.py takes e, inf, nan and pi from math; newaxis is None.
+from math import e as e
+from math import inf as inf
+from math import nan as nan
+from math import pi as pi
+
+newaxis: None = None
+
+
 def __getattr__(name: str) -> object:
     # torch._subclasses (FakeTensor) loads on first use: `import refimpl` does not pay for it.
     if name == "_subclasses":
         return importlib.import_module("refimpl._subclasses")
     # torch's public names that refimpl does not have yet say so, rather than a bare
-    # AttributeError (the names come from torch's stubs, spec/api_signatures.json).
-    if not name.startswith("__") and api_signatures("torch", name):
+    # AttributeError (the names come from torch's stubs, spec/api_signatures.json, and the
+    # torch module's attributes, spec/torch_names.json).
+    if not name.startswith("__") and (
+        api_signatures("torch", name) or name in torch_public_names("torch")
+    ):
         raise AttributeError(
             f"refimpl does not implement torch.{name} yet (module 'refimpl' has no attribute "
             f"'{name}')"

@@ -718,6 +718,19 @@ def write_api_signatures(api: dict[str, dict[str, Any]], path: Path) -> None:
     path.write_text("{\n" + ",\n".join(blocks) + "\n}\n", encoding="utf-8")
 
 
+# --- torch_names.json ----------------------------------------------------------------------
+
+
+def extract_public_names() -> dict[str, list[str]]:
+    """The public attribute names of the torch module and of torch.Tensor (no leading
+    underscore): functions, classes, submodules, constants. refimpl tells a missing one
+    apart from a misspelling ("refimpl does not implement torch.autocast yet")."""
+    return {
+        "torch": sorted(name for name in dir(torch) if not name.startswith("_")),
+        "Tensor": sorted(name for name in dir(torch.Tensor) if not name.startswith("_")),
+    }
+
+
 def main() -> None:
     """Rewrites every spec/*.json file from the installed torch."""
     start = time.perf_counter()
@@ -731,6 +744,9 @@ def main() -> None:
     write_kernel_dtypes(kernel_dtypes, SPEC_DIR / "kernel_dtypes.json")
     api = extract_api_signatures(records)
     write_api_signatures(api, SPEC_DIR / "api_signatures.json")
+    (SPEC_DIR / "torch_names.json").write_text(
+        json.dumps(extract_public_names(), indent=0) + "\n", encoding="utf-8"
+    )
     in_dispatcher = sum(record["dispatcher"] for record in records)
     print(
         f"torch {keys['torch_version']}: {len(records)} overloads "

@@ -171,6 +171,14 @@ def api_table() -> dict[str, dict[str, Any]]:
 
 
 @cache
+def torch_public_names(namespace: str) -> frozenset[str]:
+    """The public attribute names of the torch module ("torch") or of torch.Tensor
+    ("Tensor"), from spec/torch_names.json."""
+    table: dict[str, list[str]] = json.loads(read_text("torch_names.json"))
+    return frozenset(table.get(namespace, ()))
+
+
+@cache
 def api_signatures(namespace: str, name: str) -> tuple[ApiSignature, ...]:
     """The overloads of `torch.add` ("torch", "add"), in stub order; () if not extracted."""
     entry = api_table().get(namespace, {}).get(name)

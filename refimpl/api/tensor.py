@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refimpl._base import dtypes as dt
 from refimpl._base.device import as_device, device
@@ -18,6 +18,7 @@ from refimpl._base.layout import layout, strided
 from refimpl._base.memory_format import contiguous_format, preserve_format
 from refimpl._base.scalars import int_of
 from refimpl._base.size import Size
+from refimpl._base.spec import api_signatures, torch_public_names
 from refimpl.api import _serialization, _tensor_str, factories
 from refimpl.api._args import sizes as parse_sizes
 from refimpl.api._autograd_methods import AutogradMethods, set_requires_grad_for_factory
@@ -121,6 +122,24 @@ class Tensor(
     """A multi-dimensional array of one dtype on one device. Torch: torch.Tensor."""
 
     __slots__ = ()
+
+    if not TYPE_CHECKING:  # (mypy would accept any attribute of a class with __getattr__)
+
+        def __getattr__(self, name: str) -> Any:
+            """A torch.Tensor attribute refimpl lacks says so, as the module's names do
+            (`t.storage()`); any other missing name gets Python's error. Runs only when
+            the usual lookup failed."""
+            kind = type(self).__name__
+            if not name.startswith("__"):
+                if hasattr(type(self), name):
+                    # A descriptor of the class raised: its own error, again.
+                    return object.__getattribute__(self, name)
+                if name in torch_public_names("Tensor") or api_signatures("Tensor", name):
+                    raise AttributeError(
+                        f"refimpl does not implement torch.Tensor.{name} yet ('{kind}' "
+                        f"object has no attribute '{name}')"
+                    )
+            raise AttributeError(f"'{kind}' object has no attribute '{name}'")
 
     # --- properties ----------------------------------------------------------------------
 
