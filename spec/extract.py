@@ -18,6 +18,7 @@ import ast
 import fnmatch
 import inspect
 import json
+import pkgutil
 import re
 import textwrap
 import time
@@ -725,8 +726,11 @@ def extract_public_names() -> dict[str, list[str]]:
     """The public attribute names of the torch module and of torch.Tensor (no leading
     underscore): functions, classes, submodules, constants. refimpl tells a missing one
     apart from a misspelling ("refimpl does not implement torch.autocast yet")."""
+    # A submodule is an attribute once something imports it (torch.onnx, torch.contrib), so
+    # the importable ones are listed whether imported here or not.
+    submodules = {module.name for module in pkgutil.iter_modules(torch.__path__)}
     return {
-        "torch": sorted(name for name in dir(torch) if not name.startswith("_")),
+        "torch": sorted(name for name in {*dir(torch), *submodules} if not name.startswith("_")),
         "Tensor": sorted(name for name in dir(torch.Tensor) if not name.startswith("_")),
     }
 
