@@ -88,7 +88,25 @@ def _no_grad(lib: Any) -> Any:
         return _grad_leaf(lib) + 1
 
 
+def _metadata_changed_in_place(lib: Any) -> Any:
+    """A tensor whose metadata changes in place after its call was cached."""
+    results = []
+    for change in (
+        lambda x: setattr(x, "data", lib.arange(4, dtype=lib.float64)),
+        lambda x: x.set_(lib.arange(2.0)),
+        lambda x: x.resize_(5).fill_(2),
+        lambda x: x.as_strided_((2,), (2,)),
+        lambda x: x.unsqueeze_(0).t_(),
+    ):
+        x = lib.ones(4)
+        _ = x + x  # cached
+        change(x)
+        results.append(x + x)
+    return results
+
+
 PROGRAMS: dict[str, Callable[[Any], Any]] = {
+    "metadata_changed_in_place": _metadata_changed_in_place,
     # A tensor's metadata: another layout, requires_grad set afterwards.
     "layout": _again(lambda lib: _f32(lib) + _f32(lib), _transposed),
     "requires_grad_later": _again(
