@@ -433,9 +433,9 @@ def test_meshgrid_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     """meshgrid without `indexing` warns once per process, with torch's text (TORCH_WARN_ONCE:
     torch's own once-flag may be spent already, so its text is written here as torch 2.13
     gives it)."""
-    from refimpl.ops import construction
+    from refimpl._base.context import CONTEXT
 
-    monkeypatch.setattr(construction, "MESHGRID_WARNED", set())
+    monkeypatch.setattr(CONTEXT, "warned_once", set())
     _, _, first = _outcome(lambda lib: lib.meshgrid(lib.ones(2), lib.ones(3)), refimpl)
     _, _, second = _outcome(lambda lib: lib.meshgrid(lib.ones(2), lib.ones(3)), refimpl)
     expected = (

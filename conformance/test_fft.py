@@ -587,9 +587,9 @@ def test_istft(case: Case) -> None:
 
 def test_stft_warnings() -> None:
     # torch warns once per process (TORCH_WARN_ONCE); the first call in refimpl warns.
-    from refimpl.ops import fft_stft
+    from refimpl._base.context import CONTEXT
 
-    fft_stft._WARNED.clear()
+    CONTEXT.warned_once.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         refimpl.stft(_signal(refimpl), 8, return_complex=False)

@@ -24,6 +24,7 @@ import torch
 import refimpl
 from conformance._mode_logs import aten_calls, function_calls
 from conformance._oracle import outcome
+from refimpl._base.context import CONTEXT
 
 _TOLERANCE: dict[str, tuple[float, float]] = {
     "float64": (1e-10, 1e-10),
@@ -686,7 +687,7 @@ def test_same_padding_warning() -> None:
             lib.nn.functional.conv2d(_t(lib, _X), _t(lib, _W), padding="same")
         return [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
 
-    refimpl.ops.nn_convolution_composite.SAME_PADDING_WARNED.clear()
+    CONTEXT.warned_once.discard("_convolution_same")
     assert run(refimpl) == [message]
     assert run(refimpl) == []
     assert all(text.startswith(message) for text in run(torch))

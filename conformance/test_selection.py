@@ -10,6 +10,7 @@ method, in-place and out= forms.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -251,3 +252,29 @@ CASES: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_case(name: str) -> None:
     _check(CASES[name])
+
+
+def test_where_uint8_condition_warns_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch: TORCH_WARN_ONCE, once per process, or every time under set_warn_always(True)
+    (torch's own flag may be spent already, so the count without it is refimpl's alone)."""
+    from refimpl._base.context import CONTEXT
+
+    monkeypatch.setattr(CONTEXT, "warned_once", set())
+
+    def warnings_of(lib: Any, calls: int) -> list[str]:
+        condition, x = lib.tensor([1, 0], dtype=lib.uint8), lib.ones(2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(calls):
+                lib.where(condition, x, x)
+        return [str(w.message) for w in caught]
+
+    assert len(warnings_of(refimpl, 3)) == 1
+    assert warnings_of(refimpl, 2) == []
+    for lib in (torch, refimpl):
+        lib.set_warn_always(True)
+        try:
+            seen = warnings_of(lib, 2)
+        finally:
+            lib.set_warn_always(False)
+        assert len(seen) == 2 and all(text.startswith("where received a uint8") for text in seen)

@@ -23,7 +23,7 @@ import torch.library
 import refimpl
 import refimpl.library
 import refimpl.ops
-from refimpl.dispatch import library as dispatch_library
+from refimpl._base.context import CONTEXT
 
 # (tensor module, library module, ops root) for each implementation.
 TORCH: Final = (torch, torch.library, torch.ops)
@@ -204,7 +204,7 @@ def test_scoped_library(impl: tuple[Any, ...], ns: str, made: list[Any]) -> None
 def test_override_warns_once(ns: str, made: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
     prefix = "Warning only once for all operators"
     # refimpl's once-per-process flag is reset so that this test sees the first warning.
-    monkeypatch.setattr(dispatch_library, "_OVERRIDE_WARNED", [False])
+    monkeypatch.setattr(CONTEXT, "warned_once", set())
     seen: dict[str, list[str]] = {}
     for impl in (TORCH, REFIMPL):
         tensors, lib, _ = impl

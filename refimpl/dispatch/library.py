@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from refimpl._base.context import should_warn_once
 from refimpl._base.device import device
 from refimpl._base.keys import DispatchKey
 from refimpl._base.tags import Tag
@@ -68,7 +69,6 @@ class _LibraryState:
 
 # Namespaces that have a DEF library, with where it was made. torch: Library::Library's check.
 _DEF_NAMESPACES: dict[str, str] = {}
-_OVERRIDE_WARNED: list[bool] = [False]
 
 
 def _caller() -> str:
@@ -273,8 +273,7 @@ class Library:
                     f"overriding {entry.name}'s behavior for {key.name} dispatch key and "
                     f"{self.ns} namespace."
                 )
-            if not _OVERRIDE_WARNED[0]:
-                _OVERRIDE_WARNED[0] = True
+            if should_warn_once("override"):  # torch: TORCH_WARN_ONCE in OperatorEntry.cpp
                 warnings.warn(
                     "Warning only once for all operators,  other operators may also be "
                     "overridden.\n  Overriding a previously registered kernel for the same "

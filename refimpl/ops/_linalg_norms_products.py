@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
+from refimpl._base.context import should_warn_once
 from refimpl._base.dtypes import Category
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl
@@ -28,9 +29,8 @@ from refimpl.ops.selection import type_meta_name
 
 aten: Final = namespace("aten")
 
-# torch: TORCH_WARN_ONCE's flag for chain_matmul's deprecation warning.
-# Differs: torch's message ends with " (Triggered internally at ...LinearAlgebra.cpp:N.)".
-CHAIN_MATMUL_WARNED: Final[set[str]] = set()
+# Differs: chain_matmul's deprecation message in torch ends with " (Triggered internally at
+# ...LinearAlgebra.cpp:N.)".
 
 
 def _write_out(result: TensorImpl, out: TensorImpl) -> Any:
@@ -287,8 +287,7 @@ def linalg_multi_dot_out_decomposition(tensors: list[TensorImpl], *, out: Tensor
 def _chain_matmul_checks(matrices: Sequence[TensorImpl]) -> None:
     """Torch: chain_matmul's warning (once per process), checkAllSameDim(matrices, 2) and
     the check for at least one matrix."""
-    if "chain_matmul" not in CHAIN_MATMUL_WARNED:
-        CHAIN_MATMUL_WARNED.add("chain_matmul")
+    if should_warn_once("chain_matmul"):  # torch: TORCH_WARN_ONCE
         warnings.warn(
             "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
             "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "

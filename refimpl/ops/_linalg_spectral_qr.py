@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Final
 
+from refimpl._base.context import should_warn_once
 from refimpl._base.keys import DispatchKey
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl, array_of
@@ -139,13 +140,8 @@ _QR_DEPRECATED: Final = (
 )
 
 
-# torch: TORCH_WARN_ONCE: the deprecation warning is given once per process.
-_QR_WARNED: list[bool] = [False]
-
-
 def _warn_qr() -> None:
-    if not _QR_WARNED[0]:
-        _QR_WARNED[0] = True
+    if should_warn_once("qr"):  # torch: TORCH_WARN_ONCE
         warnings.warn(_QR_DEPRECATED, UserWarning, stacklevel=4)
 
 

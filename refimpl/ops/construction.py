@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
-from refimpl._base.context import CONTEXT
+from refimpl._base.context import should_warn_once
 from refimpl._base.device import device
 from refimpl._base.dtypes import ALL_DTYPES, DType, bool_, int32, int64
 from refimpl._base.keys import DispatchKey
@@ -494,19 +494,12 @@ def block_diag_out_kernel(tensors: list[TensorImpl], *, out: TensorImpl) -> Any:
 meshgrid = defop("meshgrid(Tensor[] tensors) -> Tensor[]")
 
 
-# torch: TORCH_WARN_ONCE keeps one flag per call site for the whole process; this is that flag
-# for meshgrid's warning (it holds "meshgrid" once the warning was given).
-MESHGRID_WARNED: Final[set[str]] = set()
-
-
 @meshgrid.decomposition
 def meshgrid_decomposition(tensors: list[TensorImpl]) -> Any:
     """meshgrid with "ij" indexing, after torch's one-time warning that `indexing` will be
     required. Torch: meshgrid in TensorShape.cpp (TORCH_WARN_ONCE, then meshgrid(tensors,
     "ij"))."""
-    # torch: TORCH_WARN_ONCE warns every time while torch.set_warn_always(True) is on.
-    if CONTEXT.warn_always or "meshgrid" not in MESHGRID_WARNED:
-        MESHGRID_WARNED.add("meshgrid")
+    if should_warn_once("meshgrid"):  # torch: TORCH_WARN_ONCE
         warnings.warn(
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
             "argument.",

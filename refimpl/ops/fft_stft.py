@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
+from refimpl._base.context import should_warn_once
 from refimpl._base.dtypes import DType
 from refimpl.core import strides as geometry
 from refimpl.core.tensor import TensorImpl
@@ -29,8 +30,6 @@ from refimpl.ops.fft import FftNorm
 
 aten: Final = namespace("aten")
 
-# torch: TORCH_WARN_ONCE: each warning once per process.
-_WARNED: Final[set[str]] = set()
 
 _NO_WINDOW: Final = (
     "A window was not provided. A rectangular window will be applied,which is known to cause "
@@ -56,8 +55,8 @@ _LENGTH_PADDED: Final = (
 
 
 def _warn_once(message: str) -> None:
-    if message not in _WARNED:
-        _WARNED.add(message)
+    # torch: TORCH_WARN_ONCE, one site per message.
+    if should_warn_once(message):
         warnings.warn(message, UserWarning, stacklevel=4)
 
 

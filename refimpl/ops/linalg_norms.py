@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
+from refimpl._base.context import should_warn_once
 from refimpl._base.dtypes import DType
 from refimpl._base.promotion import promote_types
 from refimpl._base.scalars import Scalar
@@ -42,10 +43,8 @@ aten: Final = namespace("aten")
 _NUMBER_ORDERS: Final = frozenset({1.0, 2.0, math.inf})
 _STRING_ORDERS: Final = ("fro", "nuc")
 
-# torch: TORCH_WARN_ONCE keeps one flag per call site for the whole process; this holds the
-# names of the deprecated norms (frobenius_norm, nuclear_norm) that have warned.
-# Differs: torch's message ends with " (Triggered internally at ...LinearAlgebra.cpp:N.)".
-DEPRECATED_NORMS_WARNED: Final[set[str]] = set()
+# Differs: torch's deprecation messages end with " (Triggered internally at
+# ...LinearAlgebra.cpp:N.)".
 
 
 def write_out(result: TensorImpl, out: TensorImpl) -> Any:
@@ -67,9 +66,8 @@ def format_double(value: float) -> str:
 
 def _warn_deprecated(name: str, replacement: str) -> None:
     # torch: TORCH_WARN_ONCE in frobenius_norm / nuclear_norm (strided CPU, CUDA, Meta inputs).
-    if name in DEPRECATED_NORMS_WARNED:
+    if not should_warn_once(name):
         return
-    DEPRECATED_NORMS_WARNED.add(name)
     warnings.warn(
         f"at::{name} is deprecated and it is just left for JIT compatibility. It will be "
         f"removed in a future PyTorch release. Please use `{replacement}` instead",

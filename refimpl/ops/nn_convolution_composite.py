@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Final
 
+from refimpl._base.context import should_warn_once
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
 from refimpl.ops._outputs import format_shape
@@ -22,8 +23,6 @@ from refimpl.ops.selection import type_meta_name
 
 aten: Final = namespace("aten")
 
-# torch: TORCH_WARN_ONCE in _convolution_same: once per process.
-SAME_PADDING_WARNED: Final[set[str]] = set()
 
 
 def batchify(input: TensorImpl, spatial: int, name: str) -> tuple[Any, bool]:
@@ -469,9 +468,8 @@ def _convolution_same(
         "Using padding='same' with even kernel lengths and odd dilation may require a "
         "zero-padded copy of the input be created"
     )
-    if message not in SAME_PADDING_WARNED:
+    if should_warn_once("_convolution_same"):  # torch: TORCH_WARN_ONCE
         # Differs: torch's message ends with " (Triggered internally at ...)".
-        SAME_PADDING_WARNED.add(message)
         warnings.warn(message, UserWarning, stacklevel=6)
     pad_nd = [0] * (2 * dim)
     for i in range(dim):

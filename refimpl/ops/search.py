@@ -21,6 +21,7 @@ import warnings
 from typing import Any, Final
 
 from refimpl._base import promotion
+from refimpl._base.context import should_warn_once
 from refimpl._base.dtypes import DType, int32, int64
 from refimpl._base.promotion import OperandKind, result_type_of
 from refimpl.core import strides as geometry
@@ -143,10 +144,8 @@ def _meta_check(
         )
 
 
-# torch: TORCH_WARN_ONCE in searchsorted_maybe_trim_input_tensors: one flag per call site
-# (input, boundary, sorter) for the whole process; this holds those that have warned.
-# Differs: torch's message ends with " (Triggered internally at ...)".
-NON_CONTIGUOUS_WARNED: Final[set[str]] = set()
+# torch: TORCH_WARN_ONCE in searchsorted_maybe_trim_input_tensors, one site per input
+# (input, boundary, sorter). Differs: torch's message ends with " (Triggered internally at ...)".
 _NON_CONTIGUOUS_NAMES: Final = ("input value", "boundary", "sorter")
 
 
@@ -157,9 +156,10 @@ def _warn_non_contiguous(
     or the dtypes differ, warns once per process for each non-contiguous input."""
     tensors = (values if isinstance(values, TensorImpl) else None, boundaries, sorter)
     for name, t in zip(_NON_CONTIGUOUS_NAMES, tensors, strict=True):
-        if t is None or geometry.is_contiguous(t._size, t._stride) or name in NON_CONTIGUOUS_WARNED:
+        if t is None or geometry.is_contiguous(t._size, t._stride):
             continue
-        NON_CONTIGUOUS_WARNED.add(name)
+        if not should_warn_once(f"searchsorted {name}"):
+            continue
         warnings.warn(
             f"torch.searchsorted(): {name} tensor is non-contiguous, this will lower the "
             "performance due to extra data copy when converting non-contiguous tensor to "

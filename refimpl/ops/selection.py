@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from refimpl._base import promotion
+from refimpl._base.context import should_warn_once
 from refimpl._base.dtypes import DType, bool_, int32
 from refimpl._base.keys import DispatchKey
 from refimpl._base.promotion import OperandKind, get_default_dtype, result_type_of
@@ -108,12 +109,13 @@ def where_prepare(
     if condition._dtype is bool_ and out is None:
         return operands  # the common call
     if condition._dtype.name == "uint8":
-        warnings.warn(
-            "where received a uint8 condition tensor. This behavior is deprecated and will be "
-            "removed in a future version of PyTorch. Use a boolean condition instead.",
-            UserWarning,
-            stacklevel=6,
-        )
+        if should_warn_once("where uint8"):  # torch: TORCH_WARN_ONCE
+            warnings.warn(
+                "where received a uint8 condition tensor. This behavior is deprecated and will "
+                "be removed in a future version of PyTorch. Use a boolean condition instead.",
+                UserWarning,
+                stacklevel=6,
+            )
         operands = [aten.ne.Scalar(condition, 0), *operands[1:]]
     elif condition._dtype is not bool_:
         raise RuntimeError(
