@@ -29,9 +29,6 @@ from refimpl.ops.selection import type_meta_name
 
 aten: Final = namespace("aten")
 
-# Differs: chain_matmul's deprecation message in torch ends with " (Triggered internally at
-# ...LinearAlgebra.cpp:N.)".
-
 
 def _write_out(result: TensorImpl, out: TensorImpl) -> Any:
     """Torch: `resize_output(result, tmp.sizes()); result.copy_(tmp)` of the hand-written
@@ -287,7 +284,9 @@ def linalg_multi_dot_out_decomposition(tensors: list[TensorImpl], *, out: Tensor
 def _chain_matmul_checks(matrices: Sequence[TensorImpl]) -> None:
     """Torch: chain_matmul's warning (once per process), checkAllSameDim(matrices, 2) and
     the check for at least one matrix."""
-    if should_warn_once("chain_matmul"):  # torch: TORCH_WARN_ONCE
+    # torch: TORCH_WARN_ONCE. Differs: torch's message ends with " (Triggered internally at
+    # ...LinearAlgebra.cpp:N.)".
+    if should_warn_once("chain_matmul"):
         warnings.warn(
             "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
             "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "

@@ -43,9 +43,6 @@ aten: Final = namespace("aten")
 _NUMBER_ORDERS: Final = frozenset({1.0, 2.0, math.inf})
 _STRING_ORDERS: Final = ("fro", "nuc")
 
-# Differs: torch's deprecation messages end with " (Triggered internally at
-# ...LinearAlgebra.cpp:N.)".
-
 
 def write_out(result: TensorImpl, out: TensorImpl) -> Any:
     """`result` copied into `out`, resized first (with torch's warning when it held elements).
@@ -66,6 +63,7 @@ def format_double(value: float) -> str:
 
 def _warn_deprecated(name: str, replacement: str) -> None:
     # torch: TORCH_WARN_ONCE in frobenius_norm / nuclear_norm (strided CPU, CUDA, Meta inputs).
+    # Differs: torch's message ends with " (Triggered internally at ...LinearAlgebra.cpp:N.)".
     if not should_warn_once(name):
         return
     warnings.warn(
