@@ -19,6 +19,7 @@ import pytest
 import torch
 from torch.testing._internal.opinfo.core import OpInfo
 
+import refimpl
 from conformance.opinfo import layers, runner, select, xfails
 from conformance.opinfo.convert import make_target
 
@@ -82,3 +83,40 @@ def test_conversion_makes_leaves_that_require_grad() -> None:
         observed = TARGET.observe(converted.detach())
         assert (observed.size, observed.stride) == (tuple(original.size()), original.stride())
         assert torch.equal(observed.values, original.detach().contiguous())
+
+
+def test_referee_passes_only_values_as_accurate_as_torchs() -> None:
+    """Note [A single-precision LAPACK result is refereed in double]: a float32 value that
+    misses torch's by more than the tolerance passes only where it is as close to the
+    double-precision answer as torch's."""
+    def observed(*values: float, dtype: torch.dtype = torch.float32) -> runner.ObservedTensor:
+        return runner.ObservedTensor("float32", (2,), (1,), torch.tensor(values, dtype=dtype))
+
+    truth = observed(60.810005, 1.0, dtype=torch.float64)
+    theirs, closer, farther = observed(60.80986, 1.0), observed(60.81, 1.0), observed(60.8103, 1.0)
+    with pytest.raises(runner.SampleFailure, match="values differ"):
+        runner.compare(theirs, closer, (0.0, 0.0))
+    runner.compare(theirs, closer, (0.0, 0.0), truth=truth)
+    with pytest.raises(runner.SampleFailure, match="values differ"):
+        runner.compare(theirs, farther, (0.0, 0.0), truth=truth)
+    # Within records (torch.return_types), element by element.
+    runner.compare((theirs, theirs), (closer, theirs), (0.0, 0.0), truth=(truth, truth))
+
+
+def test_half_precision_cases_run_torch_without_onednn() -> None:
+    """Note [Half-precision cases run torch without oneDNN]: inside a float16 case torch's
+    float16 transposed convolution is ATen's (each column's partial sum rounded), whatever
+    the CPU; oneDNN's flag is restored after it, and float32 cases leave it alone."""
+    enabled = torch.backends.mkldnn.is_available() and torch._C._get_mkldnn_enabled()
+    with runner.native_half_kernels(torch.float32):
+        assert torch._C._get_mkldnn_enabled() == enabled
+    with runner.native_half_kernels(torch.float16):
+        assert not torch._C._get_mkldnn_enabled()
+        x = torch.linspace(-3, 3, 2 * 4 * 5 * 5).reshape(2, 4, 5, 5).half()
+        w = torch.linspace(-2, 2, 4 * 3 * 3 * 3).reshape(4, 3, 3, 3).half()
+        expected = torch.nn.functional.conv_transpose2d(x, w)
+    assert torch._C._get_mkldnn_enabled() == enabled
+    with TARGET.activate():
+        rx, rw = TARGET.convert((x, w))
+        ours = TARGET.observe(refimpl.nn.functional.conv_transpose2d(rx, rw))
+    assert torch.equal(ours.values, expected)
