@@ -22,6 +22,9 @@ import refimpl
 from conformance._oracle import outcome
 
 _SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]
+# A zero row: singular exactly under any pivoting and either orientation (torch's det factors a
+# row-major matrix as its transpose; MKL gave [[1, 2, 3], [2, 4, 6], [1, 0, 1]] a determinant of
+# -6.7e-16 on one CPU and 0 on another, where OpenBLAS gives 0).
 _SINGULAR = [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [1.0, 0.0, 1.0]]
 _NOT_PD = [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
 _ZERO3 = [[0.0] * 3] * 3
