@@ -87,9 +87,9 @@ def test_conversion_makes_leaves_that_require_grad() -> None:
 
 
 def test_referee_passes_only_values_as_accurate_as_torchs() -> None:
-    """Note [A single-precision LAPACK result is refereed in double]: a float32 value that
-    misses torch's by more than the tolerance passes only where it is as close to the
-    double-precision answer as torch's."""
+    """Note [A single-precision BLAS or LAPACK result is refereed in double]: a float32
+    value that misses torch's by more than the tolerance passes only where it is as close
+    to the double-precision answer as torch's."""
     def observed(*values: float, dtype: torch.dtype = torch.float32) -> runner.ObservedTensor:
         return runner.ObservedTensor("float32", (2,), (1,), torch.tensor(values, dtype=dtype))
 

@@ -299,8 +299,9 @@ def compare(
     truth: Observed = None,
 ) -> None:
     """Raise SampleFailure if `actual` differs from `expected` (torch's); with `truth`
-    (torch's result in double precision, Note [A single-precision LAPACK result is refereed
-    in double]), values that differ pass where `actual` is as accurate as `expected`."""
+    (torch's result in double precision: Note [A single-precision BLAS or LAPACK result is
+    refereed in double]), values that differ pass where `actual` is as accurate as
+    `expected`."""
     if isinstance(expected, ObservedTensor):
         if not isinstance(actual, ObservedTensor):
             raise SampleFailure(f"{where}: expected a tensor, got {type(actual).__name__}")
@@ -480,17 +481,21 @@ GAUGE_DEPENDENT: Final = frozenset(
 )
 
 
-# Note [A single-precision LAPACK result is refereed in double]
-# The linalg family's results come from LAPACK, and which LAPACK computes them differs: torch's
-# CPU build links MKL, whose code path depends on the CPU's instruction set, and the NumPy
-# backend links OpenBLAS. In float32 and complex64 their answers differ by the rounding error
-# the algorithm allows, which an ill-conditioned sample amplifies past torch's default
-# tolerance (measured: linalg.cond of a complex64 sample whose condition number is 60.81 reads
-# 60.80986 from MKL on a Sapphire Rapids CPU, 60.81000 from OpenBLAS, 60.810005 in complex128;
-# on an earlier machine MKL's answer passed). Such a case is refereed: torch computes the
-# sample again in float64/complex128, and the target's values pass where each is as close to
-# that answer as torch's own (within the dtype's tolerance). A target less accurate than
-# torch still fails; dtypes, sizes and strides compare as always.
+# Note [A single-precision BLAS or LAPACK result is refereed in double]
+# The linalg and matmul families' results come from LAPACK and BLAS, and which library
+# computes them differs: torch's CPU build links MKL, whose code path depends on the CPU's
+# instruction set, and the NumPy backend links OpenBLAS. In float32 and complex64 their
+# answers differ by the rounding error the algorithm allows (another summation order), which
+# an ill-conditioned sample amplifies past torch's default tolerance (measured on a Sapphire
+# Rapids CPU, where an earlier machine's MKL passed: linalg.cond of a complex64 sample with
+# condition number 60.81 reads 60.80986 from MKL, 60.81000 from OpenBLAS, 60.810005 in
+# complex128; a complex64 matmul element 1.35670 + 10.73966j from OpenBLAS, 1.35669 +
+# 10.73963j from MKL, each 1.4e-5 from the complex128 answer, 2.6e-5 apart where 2.4e-5 is
+# allowed). Such a case is refereed: torch computes the sample again in float64/complex128,
+# and the target's values pass where each is as close to that answer as torch's own (within
+# the dtype's tolerance). A target less accurate than torch still fails; dtypes, sizes and
+# strides compare as always.
+REFEREED_FAMILIES: Final = frozenset({"linalg", "matmul"})
 REFEREED_DTYPES: Final = {torch.float32: torch.float64, torch.complex64: torch.complex128}
 
 
@@ -719,7 +724,9 @@ def run_case(
     tolerance = tolerance_overrides(op, dtype) if dtype is not None else (0.0, 0.0)
     # An in-place variant has written into its input by the time a referee would read it.
     refereed = (
-        dtype in REFEREED_DTYPES and variant is not Variant.INPLACE and family_of(op) == "linalg"
+        dtype in REFEREED_DTYPES
+        and variant is not Variant.INPLACE
+        and family_of(op) in REFEREED_FAMILIES
     )
     run = skipped = 0
     with native_half_kernels(dtype):
