@@ -540,6 +540,49 @@ def test_failure_leaves_inputs(name: str) -> None:
     _same(_f(torch), actual)
 
 
+# An `out` that overlaps an index only once resized: torch's structured kernels (gather,
+# scatter*, index_add/copy/reduce) resize `out` in their meta function and assert the overlaps
+# in their impl, so they raise; index_select and take assert first, on `out` as given, and
+# succeed (PyTorch's own error_inputs_gather, sample 7). Differs: torch leaves the failing
+# call's `out` resized, refimpl leaves it as it was (an op that fails changes nothing).
+RESIZED_OVERLAP: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "gather": lambda lib, b, out: lib.gather(_b(lib)[:3], 0, b[1:3], out=out),
+    "scatter": lambda lib, b, out: lib.scatter(_b(lib)[:3], 0, b[1:3], _b(lib)[:2], out=out),
+    "scatter value": lambda lib, b, out: lib.scatter(_b(lib)[:3], 0, b[1:3], 5, out=out),
+    "scatter_add": lambda lib, b, out: lib.scatter_add(_b(lib)[:3], 0, b[1:3], _b(lib)[:2], out=out),
+    "scatter_reduce": lambda lib, b, out: lib.scatter_reduce(
+        _b(lib)[:3], 0, b[1:3], _b(lib)[:2], "sum", out=out),
+    "index_add": lambda lib, b, out: lib.index_add(_b(lib)[:3], 0, b[1:3], _b(lib)[:2], out=out),
+    "index_copy": lambda lib, b, out: lib.index_copy(_b(lib)[:3], 0, b[1:3], _b(lib)[:2], out=out),
+    "index_reduce": lambda lib, b, out: lib.index_reduce(
+        _b(lib)[:3], 0, b[1:3], _b(lib)[:2], "prod", out=out),
+    "index_select": lambda lib, b, out: lib.index_select(_b(lib)[:3], 0, b[1:3], out=out),
+    "take": lambda lib, b, out: lib.take(_b(lib)[:3], b[1:3], out=out),
+}
+
+
+def _b(lib: Any) -> Any:
+    return lib.tensor([0, 1, 0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("name", sorted(RESIZED_OVERLAP))
+def test_out_overlapping_once_resized(name: str) -> None:
+    def run(lib: Any) -> tuple[list[int], tuple[int, ...], str | None]:
+        base = _b(lib)
+        out = base[:1]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the resize warning
+                RESIZED_OVERLAP[name](lib, base, out)
+        except RuntimeError as error:
+            return base.tolist(), tuple(out.shape), f"RuntimeError: {error}"
+        return base.tolist(), tuple(out.shape), None
+
+    expected, actual = run(torch), run(refimpl)
+    assert actual[0] == expected[0] and actual[2] == expected[2]
+    assert actual[1] == ((1,) if expected[2] is not None else expected[1])
+
+
 # --- meta tensors: shapes, dtypes and strides without data ---------------------------------
 
 def _meta(lib: Any, shape: tuple[int, ...] = (3, 4), dtype: str = "float32") -> Any:

@@ -408,17 +408,27 @@ def test_unflatten_unexpected_error_as_torch() -> None:
 
 
 @pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
-def test_failed_cat_leaves_out_resized_as_torch() -> None:
-    # torch resizes `out` before its overlap check: a failing cat.out has resized `out`.
-    def run(lib: Any) -> tuple[tuple[int, ...], str]:
-        x = lib.ones(2, 3)
-        try:
-            lib.cat([x, x], out=x)
-        except RuntimeError as error:
-            return tuple(x.shape), str(error)
-        return tuple(x.shape), ""
+@pytest.mark.parametrize("case", ["same", "empty out"])
+def test_failed_cat_leaves_out_as_it_was(case: str) -> None:
+    # torch resizes `out` (warning) before its overlap check, so its failing cat.out has
+    # resized `out`; refimpl judges the overlap on the resized geometry and raises the same
+    # error with `out` as it was (an op that fails changes nothing). The empty `out` is
+    # PyTorch's error_inputs_cat sample 6: refused by identity, though it has no elements.
+    def run(lib: Any) -> tuple[tuple[int, ...], str, int]:
+        x = lib.ones(2, 3) if case == "same" else lib.zeros(0)
+        inputs = [x, x] if case == "same" else [x, lib.ones(4, 6)]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                lib.cat(inputs, out=x)
+            except RuntimeError as error:
+                return tuple(x.shape), str(error), len(caught)
+        return tuple(x.shape), "", len(caught)
 
-    assert run(refimpl) == run(torch)
+    before = (2, 3) if case == "same" else (0,)
+    shape, error, warned = run(refimpl)
+    assert (error, warned) == run(torch)[1:]
+    assert error and shape == before
 
 
 def test_meta_tensors() -> None:
@@ -575,3 +585,20 @@ _ONE_INPUT_OPS: Final[dict[str, Callable[[Any, Any], Any]]] = {
 @given(layout=one_input())
 def test_one_input_random_layouts(name: str, layout: Layout) -> None:
     _check(lambda lib: _ONE_INPUT_OPS[name](lib, _strided(lib, layout)))
+
+
+@pytest.mark.parametrize("fn", ["cat", "stack", "hstack", "vstack", "dstack", "column_stack"])
+@pytest.mark.parametrize("case", ["None element", "number element", "first None", "a tensor"])
+def test_tensor_list_argument_errors(fn: str, case: str) -> None:
+    # torch's parser checks a TensorList's elements: "expected Tensor as element 1 in
+    # argument 0, but got NoneType" (PyTorch's error_inputs_cat sample 11); a value that is
+    # no sequence "must be tuple of Tensors, not Tensor".
+    def run(lib: Any) -> Any:
+        x = lib.ones(2)
+        arg = {"None element": (x, None), "number element": [x, 3], "first None": (None, x),
+               "a tensor": x}[case]
+        return getattr(lib, fn)(arg)
+
+    expected, actual = outcome(run, torch)[1], outcome(run, refimpl)[1]
+    assert expected is not None and type(actual) is type(expected)
+    assert str(actual) == str(expected)

@@ -292,7 +292,9 @@ class RefimplTarget(Target):
         extent = storage_extent(t)
         flat_torch = torch.as_strided(t, (extent,), (1,), 0)
         host = np.array(flat_torch.numpy(), copy=True)
-        flat = refimpl.from_numpy(host)
+        # tensor(), not from_numpy: torch's sample owns its storage, which resizes (an error
+        # input's `out` grows before its overlap is judged), where from_numpy's would refuse.
+        flat = refimpl.tensor(host)
         if flat.dtype is not dtype:
             raise Unconvertible(f"from_numpy gave {flat.dtype} for {t.dtype}")
         if self.device.type != "cpu":
@@ -315,12 +317,18 @@ class RefimplTarget(Target):
                 leaves[id(value)] = self.tensor(value).requires_grad_(True)
             return leaves[id(value)]
         if isinstance(value, torch.Tensor):
-            flat = shared_storage(value, storages, self.tensor)
-            if flat is None:
-                return self.tensor(value)
-            return flat.as_strided(
-                tuple(value.size()), tuple(value.stride()), int(value.storage_offset())
-            )
+            # One torch tensor passed twice is one target tensor (`cat((x, y), out=x)`: torch
+            # refuses an out that is an input even where x is empty, by identity).
+            if id(value) not in leaves:
+                flat = shared_storage(value, storages, self.tensor)
+                leaves[id(value)] = (
+                    self.tensor(value)
+                    if flat is None
+                    else flat.as_strided(
+                        tuple(value.size()), tuple(value.stride()), int(value.storage_offset())
+                    )
+                )
+            return leaves[id(value)]
         if isinstance(value, torch.dtype):
             return self.dtype(value)
         if isinstance(value, torch.device):

@@ -198,6 +198,7 @@ def _type_name(value: object) -> str:
 # (torch: python_arg_parser.cpp, FunctionParameter::type_name).
 _TYPE_NAMES: Final[dict[str, str]] = {
     "Tensor": "Tensor",
+    "tuple[Tensor, ...]": "tuple of Tensors",
     "_int": "int",
     "SymInt": "int",
     "_float": "float",
@@ -221,6 +222,7 @@ _FITS: Final[dict[str, tuple[type, ...]]] = {
     "complex": (bool, int, float, complex),
     "str": (str,),
     "tuple of ints": (tuple, list),
+    "tuple of Tensors": (tuple, list),
 }
 
 
@@ -264,6 +266,16 @@ def invalid_arguments(binding: Binding, args: tuple[Any, ...], kwargs: dict[str,
         positional = [p for p in params if p.kind is not ParameterKind.KEYWORD_ONLY]
         for position, (param, value) in enumerate(zip(positional, shown), start=1):
             expected = _expected(param.annotation)
+            if expected == "tuple of Tensors" and isinstance(value, (tuple, list)):
+                # torch: a TensorList parameter checks each element (THPVariable_Check),
+                # naming the argument by its 0-based index.
+                for i, item in enumerate(value):
+                    if not isinstance(item, TensorImpl):
+                        return TypeError(
+                            f"expected Tensor as element {i} in argument {position - 1}, but "
+                            f"got {_type_name(item)}"
+                        )
+                continue
             fits = _FITS.get(expected or "")
             if fits is not None and not isinstance(value, fits):
                 return TypeError(

@@ -132,6 +132,12 @@ class Storage:
             own = backend.xp.concat((own, old[own.shape[0] :]))
         self.array = own
 
+    def check_growable(self, nbytes: int) -> None:
+        """Raise torch's error where growing to `nbytes` is refused (memory refimpl does not
+        own), changing nothing. Torch: resize_bytes_cpu in aten/src/ATen/native/Resize.cpp."""
+        if nbytes > self.nbytes() and not self.resizable:
+            raise RuntimeError("Trying to resize storage that is not resizable")
+
     def grow(self, nbytes: int) -> None:
         """Grow to hold at least `nbytes` bytes, keeping the values; new bytes are zero.
 
@@ -140,9 +146,7 @@ class Storage:
         """
         if nbytes <= self.nbytes():
             return
-        if not self.resizable:
-            # torch: resize_bytes_cpu in aten/src/ATen/native/Resize.cpp.
-            raise RuntimeError("Trying to resize storage that is not resizable")
+        self.check_growable(nbytes)
         itemsize = self.dtype.itemsize
         count = -(-nbytes // itemsize)
         backend = self.backend

@@ -122,10 +122,20 @@ def emit(
     out: TensorImpl | None,
     inplace: bool,
     inputs: tuple[TensorImpl | object, ...] = (),
+    *,
+    structured: bool = False,
 ) -> Any:
     """Deliver a result computed as `values` (None: no data, or nothing to write): into
     self, into out (resized), or as a new contiguous tensor. `inputs` are the tensors the
-    written one must not share memory with."""
+    written one must not share memory with.
+
+    `structured`: torch's kernel is structured (gather, scatter, index_add, ...), whose meta
+    function resizes `out` (set_output_raw_strided, with its warning) before its impl asserts
+    the overlaps, so they are judged on the resized tensor: `gather(t, 0, ind[1:],
+    out=ind[:1])` grows `out` over `ind[1]` and raises. refimpl judges them on the geometry
+    `out` is about to have and resizes once they pass. Differs: torch leaves such an `out`
+    resized when it raises; refimpl leaves it as it was. The other kernels (index_select,
+    take) assert on `out` as given, then resize it."""
     target = self if inplace else out
     if target is None:
         backend = self._storage.backend
@@ -133,18 +143,29 @@ def emit(
             values = backend.xp.zeros(size, dtype=backend_dtype(backend, self._dtype))
         stride = geometry.contiguous_strides(size)
         return tensor_over(values, size, stride, self._dtype, self._storage.device, backend)
-    # torch: assert_no_internal_overlap on the written tensor (an expanded out or self),
-    # then assert_no_overlap with each input.
-    data.check_writable(target)
+    resizing = not inplace and target._size != size
+    after = None  # the geometry a structured kernel's meta function gives `out` first
+    if resizing and structured:
+        warn_resize(target, size)
+        after = (size, geometry.contiguous_strides(size))
+        extent = geometry.storage_extent(size, after[1], target._storage_offset)
+        target._storage.check_growable(extent * target._dtype.itemsize)
+    else:
+        # torch: assert_no_internal_overlap on the written tensor (an expanded out or self;
+        # a resized one is contiguous).
+        data.check_writable(target)
+    # torch: assert_no_overlap of the written tensor with each input.
     for value in inputs:
         if (
             isinstance(value, TensorImpl)
             and not (inplace and value is target)
             and value._storage is target._storage
-            and overlap_status(target, value) is not layout.Overlap.NO
+            and overlap_status(target, value, after) is not layout.Overlap.NO
         ):
             raise RuntimeError(layout.PARTIAL_OVERLAP_MESSAGE)
-    if not inplace:
+    if after is not None:
+        resize_for_output(target, *after)
+    elif resizing:
         resize_out(target, size)
     if values is not None:
         write_array(target, values)

@@ -12,7 +12,7 @@ from refimpl._base.dtypes import DType
 from refimpl._base.keys import DispatchKey
 from refimpl.core import layout
 from refimpl.core.backend import Array
-from refimpl.core.tensor import TensorImpl, resize_for_output, tensor_over
+from refimpl.core.tensor import TensorImpl, tensor_over
 from refimpl.ops._outputs import overlap_status
 from refimpl.ops._register import OpBlock
 
@@ -61,21 +61,20 @@ def laid_out(
     return tensor_over(values, size, stride, dtype, storage.device, storage.backend)
 
 
-def restride(out: TensorImpl, stride: Shape) -> None:
-    """Torch: empty_tensor_restride after a resize, for a memory format other than contiguous."""
-    resize_for_output(out, out._size, stride)
-
-
-def check_no_overlap(out: TensorImpl, inputs: list[Any]) -> None:
-    """Torch's refusal to write into a tensor that overlaps itself or any input.
+def check_no_overlap(
+    out: TensorImpl, inputs: list[Any], after: tuple[Shape, Shape] | None = None
+) -> None:
+    """Torch's refusal to write into a tensor that overlaps itself or any input; `after`:
+    the sizes and strides `out` is about to be resized to, judged instead of its own.
 
     Torch: assert_no_internal_overlap and assert_no_overlap (partial or full overlap both
     fail; layouts too hard to judge pass).
     """
-    if layout.has_internal_overlap(out._size, out._stride):
+    size, stride = (out._size, out._stride) if after is None else after
+    if layout.has_internal_overlap(size, stride):
         raise RuntimeError(layout.INTERNAL_OVERLAP_MESSAGE)
     for t in inputs:
-        if t._storage is out._storage and overlap_status(out, t) in _OVERLAPPING:
+        if t._storage is out._storage and overlap_status(out, t, after) in _OVERLAPPING:
             raise RuntimeError(layout.PARTIAL_OVERLAP_MESSAGE)
 
 

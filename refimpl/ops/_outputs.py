@@ -49,19 +49,26 @@ def resize_output(out: TensorImpl, shape: Shape) -> bool:
     return True
 
 
-def overlap_status(a: TensorImpl, b: TensorImpl) -> layout.Overlap:
+def overlap_status(
+    a: TensorImpl, b: TensorImpl, a_geometry: tuple[Shape, Shape] | None = None
+) -> layout.Overlap:
     """How two tensors over one storage overlap. Torch: get_overlap_status in
-    MemoryOverlap.cpp (the same storage is assumed)."""
-    a_n, b_n = geometry.numel(a._size), geometry.numel(b._size)
+    MemoryOverlap.cpp (the same storage is assumed): one tensor overlaps itself fully, even
+    empty (`cat((x, y), out=x)` with x of no elements is refused). `a_geometry`: the sizes
+    and strides `a` is about to have (an `out` a structured kernel resizes first)."""
+    if a is b:
+        return layout.Overlap.FULL
+    a_size, a_stride = (a._size, a._stride) if a_geometry is None else a_geometry
+    a_n, b_n = geometry.numel(a_size), geometry.numel(b._size)
     if a_n == 0 or b_n == 0:
         return layout.Overlap.NO
     dense = geometry.is_non_overlapping_and_dense
-    if not dense(a._size, a._stride) or not dense(b._size, b._stride):
+    if not dense(a_size, a_stride) or not dense(b._size, b._stride):
         return layout.Overlap.TOO_HARD
     a_begin, b_begin = a._storage_offset, b._storage_offset
     a_end, b_end = a_begin + a_n, b_begin + b_n
     if a_begin == b_begin and a_end == b_end:
-        return layout.Overlap.FULL if a._stride == b._stride else layout.Overlap.PARTIAL
+        return layout.Overlap.FULL if a_stride == b._stride else layout.Overlap.PARTIAL
     if a_begin < b_end and b_begin < a_end:
         return layout.Overlap.PARTIAL
     return layout.Overlap.NO

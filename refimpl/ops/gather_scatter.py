@@ -90,7 +90,9 @@ def _gather(self: TensorImpl, dim: int, index: TensorImpl, out: TensorImpl | Non
         source = array1(self)
         window = tuple(slice(None) if i == d else slice(0, n) for i, n in enumerate(idx.shape))
         values = xp.reshape(xp.take_along_axis(source[window], idx, axis=d), index._size)
-    return emit(self, values, index._size, out, inplace=False, inputs=(self, index))
+    return emit(
+        self, values, index._size, out, inplace=False, inputs=(self, index), structured=True
+    )
 
 
 def _check_scatter_gather_bounds(xp: ArrayNamespace, idx: Array, dim: int, size: int) -> None:
@@ -246,7 +248,7 @@ def _scatter(
         values = xp.reshape(result, self._size)
     elif backend is not None and not inplace:
         values = backend.xp.asarray(array_of(self), copy=True)
-    return emit(self, values, self._size, out, inplace, inputs=(self, index, src))
+    return emit(self, values, self._size, out, inplace, inputs=(self, index, src), structured=True)
 
 
 def _check_scatter_dtype(dtype: DType, mode: Reduction, has_src: bool, include_self: bool) -> None:

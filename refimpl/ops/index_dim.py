@@ -152,7 +152,9 @@ def _index_add(
         flat = xp.reshape(array_of(self), (-1,))
         result = scatter_flat(xp, flat, positions, xp.reshape(updates, (-1,)), ScatterReduce.SUM)
         values = xp.reshape(result, self._size)
-    return emit(self, values, self._size, out, inplace, inputs=(self, index, source))
+    return emit(
+        self, values, self._size, out, inplace, inputs=(self, index, source), structured=True
+    )
 
 
 def _index_add_kernel(inplace: bool) -> Callable[..., Any]:
@@ -290,7 +292,9 @@ def _index_reduce(
         updates = xp.reshape(array1(source), (-1,))
         result = reduce_into(xp, self._dtype, flat, positions, updates, mode, include_self)
         values = xp.reshape(result, self._size)
-    return emit(self, values, self._size, out, inplace, inputs=(self, index, source))
+    return emit(
+        self, values, self._size, out, inplace, inputs=(self, index, source), structured=True
+    )
 
 
 def _index_reduce_kernel(inplace: bool) -> Callable[..., Any]:
@@ -416,7 +420,9 @@ def _index_copy(
         values = xp.reshape(
             scatter_flat(xp, flat, positions, updates, ScatterReduce.SET), self._size
         )
-    return emit(self, values, self._size, out, inplace, inputs=(self, index, source))
+    return emit(
+        self, values, self._size, out, inplace, inputs=(self, index, source), structured=True
+    )
 
 
 def _index_copy_kernel(inplace: bool) -> Callable[..., Any]:

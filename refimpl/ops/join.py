@@ -23,6 +23,7 @@ from refimpl.core.tensor import (
     array_of,
     backend_dtype,
     operand_key,
+    resize_for_output,
     result_maker,
     tensor_over,
     write_array,
@@ -36,9 +37,8 @@ from refimpl.ops._join import (
     format_list,
     laid_out,
     register_backends,
-    restride,
 )
-from refimpl.ops._outputs import resize_output
+from refimpl.ops._outputs import resize_output, warn_resize
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
@@ -198,18 +198,26 @@ def cat_impl(tensors: list[TensorImpl], dim: int, out: TensorImpl | None) -> Any
     """
     p = _cat_plan(tensors, dim, out)
     if out is not None:
-        # torch: set_output resizes `out` (restrided to the memory format), then the
-        # overlap checks run: a failing cat may have resized its `out`.
-        if resize_output(out, p.size) and p.stride != out._stride:
-            restride(out, p.stride)
+        # torch: set_output resizes `out` (with its warning; restrided to the memory
+        # format), then the overlap checks run on the resized tensor. refimpl judges them on
+        # the geometry `out` is about to have and resizes once every check passed. Differs:
+        # torch leaves a failing cat's `out` resized; refimpl leaves it as it was.
+        after = None
+        if out._size != p.size:
+            warn_resize(out, p.size)
+            after = (p.size, p.stride)
+            extent = geometry.storage_extent(p.size, p.stride, out._storage_offset)
+            out._storage.check_growable(extent * out._dtype.itemsize)
         if p.valid:
-            check_no_overlap(out, tensors)
+            check_no_overlap(out, tensors, after)
         device = tensors[0]._storage.device
         if out._storage.device != device:
             raise RuntimeError(
                 f"Attempting to copy from device {device} to device {out._storage.device}, "
                 "but cross-device copies are not allowed!"
             )
+        if after is not None:
+            resize_for_output(out, *after)
     return _cat_values(p, tensors, out)
 
 
