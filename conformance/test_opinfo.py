@@ -21,7 +21,7 @@ from torch.testing._internal.opinfo.core import OpInfo
 
 import refimpl
 from conformance._oracle import STORED_DTYPES
-from conformance.opinfo import layers, runner, select, xfails
+from conformance.opinfo import layers, machine, runner, select, xfails
 from conformance.opinfo.convert import make_target
 
 BACKEND: Final = os.environ.get("REFIMPL_BACKEND_CPU", "numpy")
@@ -109,9 +109,9 @@ def test_half_precision_cases_run_torch_without_onednn() -> None:
     float16 transposed convolution is ATen's (each column's partial sum rounded), whatever
     the CPU; oneDNN's flag is restored after it, and float32 cases leave it alone."""
     enabled = torch.backends.mkldnn.is_available() and torch._C._get_mkldnn_enabled()
-    with runner.native_half_kernels(torch.float32):
+    with machine.native_half_kernels(torch.float32):
         assert torch._C._get_mkldnn_enabled() == enabled
-    with runner.native_half_kernels(torch.float16):
+    with machine.native_half_kernels(torch.float16):
         assert not torch._C._get_mkldnn_enabled()
         x = torch.linspace(-3, 3, 2 * 4 * 5 * 5).reshape(2, 4, 5, 5).half()
         w = torch.linspace(-2, 2, 4 * 3 * 3 * 3).reshape(4, 3, 3, 3).half()

@@ -32,6 +32,7 @@ from torch.testing._internal import common_utils
 from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
 from torch.testing._internal.opinfo.core import ErrorInput, OpInfo, SampleInput
 
+from conformance.opinfo import machine
 from conformance.opinfo.convert import (
     Missing,
     NotStored,
@@ -179,37 +180,6 @@ def torch_marks(op: OpInfo, test_name: str) -> str | None:
     return None
 
 
-# Note [Half-precision cases run torch without oneDNN]
-# Whether torch's CPU build runs a float16 or bfloat16 convolution (and matmul) through oneDNN
-# depends on the CPU: ConvParams::use_mkldnn asks mkldnn_fp16_device_check() /
-# mkldnn_bf16_device_check(), true where the CPU has AVX512-FP16 / AMX (Sapphire Rapids on).
-# The two paths round differently: oneDNN sums in float32 and rounds once, while ATen's own
-# slow_conv_transpose2d adds each column into a float16 output (col2im), rounding each partial
-# sum, so a float16 conv_transpose2d differs by a float16 ulp or more between machines
-# (measured: 0.25 at -202.19, where the OpInfo's tolerance allows 0.004 relative). refimpl
-# follows ATen's kernels, as on a CPU without that support (ops/_nn_convolution_params.py:
-# uses_mkldnn is torch's float32 part); the half-precision cases turn oneDNN off in torch so
-# that the oracle is that machine-independent path on every machine. float32 keeps oneDNN on:
-# torch chooses it there by shape alone, and refimpl models that choice (its error texts and
-# 3-d layouts).
-_HALF: Final = (torch.float16, torch.bfloat16)
-
-
-@contextmanager
-def native_half_kernels(dtype: torch.dtype | None) -> Iterator[None]:
-    """Run a float16/bfloat16 case's torch calls with oneDNN off (Note above)."""
-    if dtype not in _HALF:
-        yield
-        return
-    # set_flags changes only what it is given; flags() would also set allow_tf32 (with a
-    # deprecation warning), and torch's testing module forbids assigning `enabled`.
-    (enabled, *_) = torch.backends.mkldnn.set_flags(False, None, None, None)
-    try:
-        yield
-    finally:
-        torch.backends.mkldnn.set_flags(enabled, None, None, None)
-
-
 # --- calling ------------------------------------------------------------------------------------
 
 
@@ -300,8 +270,8 @@ def compare(
 ) -> None:
     """Raise SampleFailure if `actual` differs from `expected` (torch's); with `truth`
     (torch's result in double precision: Note [A single-precision BLAS or LAPACK result is
-    refereed in double]), values that differ pass where `actual` is as accurate as
-    `expected`."""
+    refereed in double] in opinfo/machine.py), values that differ pass where `actual` is as
+    accurate as `expected`."""
     if isinstance(expected, ObservedTensor):
         if not isinstance(actual, ObservedTensor):
             raise SampleFailure(f"{where}: expected a tensor, got {type(actual).__name__}")
@@ -371,29 +341,11 @@ def compare_tensors(
         if (
             truth is not None
             and truth.values is not None
-            and as_accurate(actual.values, expected.values, truth.values, rtol, atol)
+            and machine.as_accurate(actual.values, expected.values, truth.values, rtol, atol)
         ):
             return
         detail = [ln for ln in str(error).splitlines() if ln.startswith(("Mismatched", "Greatest"))]
         raise SampleFailure(f"{where}: values differ: {'; '.join(detail[:2])}") from None
-
-
-def as_accurate(
-    actual: torch.Tensor, expected: torch.Tensor, truth: torch.Tensor, rtol: float, atol: float
-) -> bool:
-    """Whether each of `actual`'s values is as close to `truth` as `expected`'s is, within
-    the dtype's tolerance: |actual - truth| <= |expected - truth| + atol + rtol * |truth|
-    (NaNs where `expected` has them)."""
-    if not (truth.is_floating_point() or truth.is_complex()):
-        return False
-    wide = truth.dtype
-    error_actual = (actual.to(wide) - truth).abs()
-    error_expected = (expected.to(wide) - truth).abs()
-    allowed = error_expected + atol + rtol * truth.abs()
-    same_nan = actual.isnan() == expected.isnan()
-    return bool(same_nan.all()) and bool(
-        ((error_actual <= allowed) | (actual.isnan() & expected.isnan())).all()
-    )
 
 
 def compare_unchanged(
@@ -481,43 +433,6 @@ GAUGE_DEPENDENT: Final = frozenset(
 )
 
 
-# Note [A single-precision BLAS or LAPACK result is refereed in double]
-# The linalg and matmul families' results come from LAPACK and BLAS, and which library
-# computes them differs: torch's CPU build links MKL, whose code path depends on the CPU's
-# instruction set, and the NumPy backend links OpenBLAS. In float32 and complex64 their
-# answers differ by the rounding error the algorithm allows (another summation order), which
-# an ill-conditioned sample amplifies past torch's default tolerance (measured on a Sapphire
-# Rapids CPU, where an earlier machine's MKL passed: linalg.cond of a complex64 sample with
-# condition number 60.81 reads 60.80986 from MKL, 60.81000 from OpenBLAS, 60.810005 in
-# complex128; a complex64 matmul element 1.35670 + 10.73966j from OpenBLAS, 1.35669 +
-# 10.73963j from MKL, each 1.4e-5 from the complex128 answer, 2.6e-5 apart where 2.4e-5 is
-# allowed). Such a case is refereed: torch computes the sample again in float64/complex128,
-# and the target's values pass where each is as close to that answer as torch's own (within
-# the dtype's tolerance). A target less accurate than torch still fails; dtypes, sizes and
-# strides compare as always.
-REFEREED_FAMILIES: Final = frozenset({"linalg", "matmul"})
-REFEREED_DTYPES: Final = {torch.float32: torch.float64, torch.complex64: torch.complex128}
-
-
-def _double_precision_truth(
-    torch_fn: Callable[..., Any], parts: tuple[Any, tuple[Any, ...], dict[str, Any]]
-) -> Observed:
-    """torch's result for `parts` with its single-precision tensors widened, or None where
-    that call fails."""
-
-    def widen(value: Any) -> Any:
-        if isinstance(value, torch.Tensor) and value.dtype in REFEREED_DTYPES:
-            return value.detach().to(REFEREED_DTYPES[value.dtype])
-        if isinstance(value, (tuple, list)):
-            return type(value)(widen(v) for v in value)
-        return value
-
-    first, args, kwargs = parts
-    widened = (widen(first), widen(args), {k: widen(v) for k, v in kwargs.items()})
-    answer = call(torch_fn, widened)
-    return None if answer.error is not None else observe_torch(answer.result)
-
-
 # The seed both generators get before each sample of a random op.
 RANDOM_SEED: Final = 1234
 
@@ -548,8 +463,9 @@ def run_sample(
     (`values` False: results compare by dtype, size and strides only; `gauge`: values
     compare through the sample's output_process_fn_grad, see GAUGE_DEPENDENT; `seeded`: a
     random op, both generators seeded alike before the call; `refereed`: values that differ
-    are judged against torch's double-precision result, see REFEREED_DTYPES). Inputs are compared with
-    torch's inputs after its call (OpInfos such as `cauchy` call the in-place method)."""
+    are judged against torch's double-precision result, see opinfo/machine.py). Inputs are
+    compared with torch's inputs after its call (OpInfos such as `cauchy` call the in-place
+    method)."""
     parts = _parts(sample)
     if variant is Variant.INPLACE:
         parts = (
@@ -590,9 +506,10 @@ def run_sample(
     try:
         compare(observed_expected, observed_actual, tolerance)
     except SampleFailure:
-        truth = _double_precision_truth(torch_fn, parts) if refereed else None
-        if truth is None:
+        answer = call(torch_fn, machine.widened(parts)) if refereed else None
+        if answer is None or answer.error is not None:
             raise
+        truth = observe_torch(answer.result)
         compare(observed_expected, observed_actual, tolerance, truth=truth)
     if gauge:
         with target.activate():
@@ -724,12 +641,12 @@ def run_case(
     tolerance = tolerance_overrides(op, dtype) if dtype is not None else (0.0, 0.0)
     # An in-place variant has written into its input by the time a referee would read it.
     refereed = (
-        dtype in REFEREED_DTYPES
+        dtype in machine.REFEREED_DTYPES
         and variant is not Variant.INPLACE
-        and family_of(op) in REFEREED_FAMILIES
+        and machine.refereed(op.name, family_of(op))
     )
     run = skipped = 0
-    with native_half_kernels(dtype):
+    with machine.native_half_kernels(dtype):
         for index, sample in enumerate(inputs):
             try:
                 if dtype is None:
