@@ -291,7 +291,9 @@ class RefimplTarget(Target):
             return meta
         extent = storage_extent(t)
         flat_torch = torch.as_strided(t, (extent,), (1,), 0)
-        host = np.array(flat_torch.numpy(), copy=True)
+        # Through a clone: Tensor.numpy() marks the storage it views non-resizable, which
+        # would make torch refuse to resize the sample (addbmm_ grows a (1,) self).
+        host = flat_torch.clone().numpy()
         # tensor(), not from_numpy: torch's sample owns its storage, which resizes (an error
         # input's `out` grows before its overlap is judged), where from_numpy's would refuse.
         flat = refimpl.tensor(host)
