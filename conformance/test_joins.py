@@ -587,18 +587,31 @@ def test_one_input_random_layouts(name: str, layout: Layout) -> None:
     _check(lambda lib: _ONE_INPUT_OPS[name](lib, _strided(lib, layout)))
 
 
-@pytest.mark.parametrize("fn", ["cat", "stack", "hstack", "vstack", "dstack", "column_stack"])
-@pytest.mark.parametrize("case", ["None element", "number element", "first None", "a tensor"])
+@pytest.mark.parametrize(
+    "fn",
+    ["cat", "stack", "hstack", "vstack", "dstack", "column_stack", "block_diag",
+     "broadcast_tensors", "cartesian_prod", "meshgrid", "atleast_1d", "atleast_3d"],
+)
+@pytest.mark.parametrize(
+    "case", ["None element", "number element", "first None", "a tensor", "None", "spread"]
+)
 def test_tensor_list_argument_errors(fn: str, case: str) -> None:
     # torch's parser checks a TensorList's elements: "expected Tensor as element 1 in
     # argument 0, but got NoneType" (PyTorch's error_inputs_cat sample 11); a value that is
-    # no sequence "must be tuple of Tensors, not Tensor".
+    # no sequence "must be tuple of Tensors, not Tensor". torch/functional.py's varargs
+    # functions (block_diag, meshgrid, atleast_1d, ...) hand their arguments to the same
+    # parser as one list.
     def run(lib: Any) -> Any:
         x = lib.ones(2)
+        if case == "spread":
+            return getattr(lib, fn)(x, None)
         arg = {"None element": (x, None), "number element": [x, 3], "first None": (None, x),
-               "a tensor": x}[case]
+               "a tensor": x, "None": None}[case]
         return getattr(lib, fn)(arg)
 
-    expected, actual = outcome(run, torch)[1], outcome(run, refimpl)[1]
-    assert expected is not None and type(actual) is type(expected)
+    (_, expected), (result, actual) = outcome(run, torch), outcome(run, refimpl)
+    if expected is None:  # a tensor alone: atleast_1d and the varargs ones take it
+        assert actual is None and result is not None
+        return
+    assert type(actual) is type(expected)
     assert str(actual) == str(expected)

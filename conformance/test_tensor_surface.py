@@ -460,6 +460,15 @@ _PARSER_ERRORS: Final[dict[str, Call]] = {
     "new(storage, int)": lambda lib: _x(lib).new(_x(lib).untyped_storage(), 1),
     "new(int, dtype=)": lambda lib: _x(lib).new(2, dtype=lib.int64),
     "new(int, requires_grad=)": lambda lib: _x(lib).new(2, requires_grad=True),
+    # More positional arguments than the one signature takes (extra_args), and a method
+    # without parameters (CPython's METH_NOARGS).
+    "cat: 3 of 1 to 2": lambda lib: lib.cat((_x(lib),), 0, 1),
+    "hstack: 2 of 1": lambda lib: lib.hstack(_x(lib), None),
+    "exp: 2 of 1": lambda lib: lib.exp(_x(lib), 1),
+    "transpose: 4 of 3": lambda lib: lib.transpose(_x(lib), 0, 0, 1),
+    "method transpose: 3 of 2": lambda lib: _x(lib).transpose(0, 0, 0),
+    "method t(1)": lambda lib: _x(lib).t(1),
+    "method exp(foo=1)": lambda lib: _x(lib).exp(foo=1),
 }
 
 

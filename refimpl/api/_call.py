@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from refimpl._base.spec import ApiSignature, ParameterKind, api_signatures
+from refimpl._base.spec import ApiParameter, ApiSignature, ParameterKind, api_signatures
 from refimpl.api.return_types import StructSeq, return_type
 from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.binding import NoMatchingSchema
@@ -248,6 +248,51 @@ def _signature_text(signature: ApiSignature) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
+def check_tensor_list(values: Any, position: int) -> None:
+    """Torch's parser's refusal of a TensorList argument with an element that is not a
+    tensor: "expected Tensor as element 1 in argument 0, but got NoneType" (`position` is
+    the argument's 0-based index). Torch: FunctionSignature::parse in python_arg_parser.cpp;
+    torch/functional.py's varargs functions (block_diag, meshgrid, ...) pass their tuple of
+    arguments as that list."""
+    if isinstance(values, (tuple, list)):
+        for i, item in enumerate(values):
+            if not isinstance(item, TensorImpl):
+                raise TypeError(
+                    f"expected Tensor as element {i} in argument {position}, but got "
+                    f"{_type_name(item)}"
+                )
+
+
+def _extra_arguments(
+    binding: Binding,
+    params: list[ApiParameter],
+    positional: list[ApiParameter],
+    given: int,
+    keywords: bool,
+) -> TypeError | None:
+    """Torch's TypeError for more positional arguments than its one signature takes, or
+    None. Torch: extra_args in python_arg_parser.cpp ("cat() takes from 1 to 2 positional
+    arguments but 3 were given"; a signature of int varargs, `view(*size)`, takes any number);
+    a method with no parameter is CPython's METH_NOARGS ("TensorBase.t() takes no arguments
+    (1 given)")."""
+    name = binding.name
+    if binding.namespace == "Tensor" and not params:
+        if given:
+            return TypeError(f"TensorBase.{name}() takes no arguments ({given} given)")
+        return TypeError(f"TensorBase.{name}() takes no keyword arguments") if keywords else None
+    if given <= len(positional) or any(p.kind is ParameterKind.VAR_POSITIONAL for p in params):
+        return None
+    most = len(positional)
+    least = sum(1 for p in params if p.default is None)
+    verb = "was" if given == 1 else "were"
+    if least != most:
+        return TypeError(
+            f"{name}() takes from {least} to {most} positional arguments but {given} {verb} given"
+        )
+    plural = "" if most == 1 else "s"
+    return TypeError(f"{name}() takes {most} positional argument{plural} but {given} {verb} given")
+
+
 def invalid_arguments(binding: Binding, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
     """Torch's TypeError for arguments that match none of its Python signatures.
 
@@ -264,17 +309,16 @@ def invalid_arguments(binding: Binding, args: tuple[Any, ...], kwargs: dict[str,
             p for p in signatures[0].parameters if not (p.name == "self" and p.annotation is None)
         ]
         positional = [p for p in params if p.kind is not ParameterKind.KEYWORD_ONLY]
+        extra = _extra_arguments(binding, params, positional, len(shown), bool(kwargs))
+        if extra is not None:
+            return extra
         for position, (param, value) in enumerate(zip(positional, shown), start=1):
             expected = _expected(param.annotation)
             if expected == "tuple of Tensors" and isinstance(value, (tuple, list)):
-                # torch: a TensorList parameter checks each element (THPVariable_Check),
-                # naming the argument by its 0-based index.
-                for i, item in enumerate(value):
-                    if not isinstance(item, TensorImpl):
-                        return TypeError(
-                            f"expected Tensor as element {i} in argument {position - 1}, but "
-                            f"got {_type_name(item)}"
-                        )
+                try:
+                    check_tensor_list(value, position - 1)
+                except TypeError as refused:
+                    return refused
                 continue
             fits = _FITS.get(expected or "")
             if fits is not None and not isinstance(value, fits):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from refimpl.api._call import method, torch_function
+from refimpl.api._call import check_tensor_list, method, torch_function
 
 # The torch.* names this module adds to `refimpl` (refimpl/__init__.py imports them).
 __all__: list[str] = [
@@ -95,12 +95,14 @@ _unbind_copy = torch_function("unbind_copy")
 def block_diag(*tensors: Any) -> Any:
     """The tensors along the diagonal of a zero matrix. Torch: torch.block_diag
     (torch/functional.py, over aten.block_diag)."""
+    check_tensor_list(tensors, 0)
     return _block_diag(list(tensors))
 
 
 def cartesian_prod(*tensors: Any) -> Any:
     """Every combination of one element of each 1-D tensor, as rows. Torch:
     torch.cartesian_prod (torch/functional.py, over aten.cartesian_prod)."""
+    check_tensor_list(tensors, 0)
     return _cartesian_prod(list(tensors))
 
 
@@ -112,6 +114,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Any, ...]:
     """
     if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
         tensors = tuple(tensors[0])
+    check_tensor_list(tensors, 0)
     if indexing is None:
         return tuple(_meshgrid(list(tensors)))
     return tuple(_meshgrid(list(tensors), indexing=indexing))

@@ -14,7 +14,7 @@ from typing import Any
 
 from refimpl._base.size import Size
 from refimpl.api._args import sizes as parse_sizes
-from refimpl.api._call import method, torch_function
+from refimpl.api._call import check_tensor_list, method, torch_function
 from refimpl.core.tensor import TensorImpl
 from refimpl.ops import aten
 
@@ -184,6 +184,16 @@ def _atleast(packet: Any, tensors: tuple[Any, ...]) -> Any:
     given: Any = tensors[0] if len(tensors) == 1 else tensors
     if isinstance(given, TensorImpl):
         return packet.default(given)
+    if not isinstance(given, (tuple, list)):
+        # torch: the parser's message for its two signatures, Tensor and TensorList.
+        got = type(given).__name__
+        why = f"      didn't match because some of the arguments have invalid types: (!{got}!)"
+        raise TypeError(
+            f"{packet.__name__}() received an invalid combination of arguments - got ({got}), "
+            f"but expected one of:\n * (Tensor input)\n{why}\n * (tuple of Tensors tensors)\n"
+            f"{why}\n"
+        )
+    check_tensor_list(given, 0)
     return tuple(packet.Sequence(list(given)))
 
 
@@ -205,6 +215,7 @@ def atleast_3d(*tensors: Any) -> Any:
 def broadcast_tensors(*tensors: Any) -> tuple[Any, ...]:
     """The inputs expanded to their common shape. Torch: torch.broadcast_tensors
     (torch/functional.py, aten.broadcast_tensors)."""
+    check_tensor_list(tensors, 0)
     return tuple(aten.broadcast_tensors.default(list(tensors)))
 
 

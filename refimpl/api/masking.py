@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from refimpl.api._call import method, torch_function
-from refimpl.core.tensor import TensorImpl
+from refimpl.api._call import check_tensor_list, method, torch_function
 
 # The torch.* names this module adds to `refimpl` (refimpl/__init__.py imports them).
 __all__: list[str] = [
@@ -31,27 +30,15 @@ _index_put_method = method("index_put")
 _index_put__method = method("index_put_")
 
 
-def _tensor_list(indices: Any, position: int) -> None:
-    # torch: the Python binding parses `indices` as a list of Tensors (the hacked_twin
-    # signature), refusing None and numbers (python_arg_parser.cpp, THPVariable_Check).
-    if isinstance(indices, tuple | list):
-        for i, item in enumerate(indices):
-            if not isinstance(item, TensorImpl):
-                raise TypeError(
-                    f"expected Tensor as element {i} in argument {position}, but got "
-                    f"{type(item).__name__}"
-                )
-
-
 def index_put(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
     """A copy of `input` with `values` put at `indices`. Torch: torch.index_put."""
-    _tensor_list(indices, 1)
+    check_tensor_list(indices, 1)
     return _index_put(input, indices, values, accumulate)
 
 
 def index_put_(input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
     """`values` put at `indices` of `input`. Torch: torch.index_put_."""
-    _tensor_list(indices, 1)
+    check_tensor_list(indices, 1)
     return _index_put_(input, indices, values, accumulate)
 
 
@@ -59,7 +46,7 @@ def _index_put_impl_(
     input: Any, indices: Any, values: Any, accumulate: bool = False, unsafe: bool = False
 ) -> Any:
     """Torch: torch._index_put_impl_."""
-    _tensor_list(indices, 1)
+    check_tensor_list(indices, 1)
     return _index_put_impl(input, indices, values, accumulate, unsafe)
 
 
@@ -91,12 +78,12 @@ class MaskingMethods:
 
     def index_put(self, indices: Any, values: Any, accumulate: bool = False) -> Any:
         """Torch: Tensor.index_put (indices a sequence of tensors)."""
-        _tensor_list(indices, 0)
+        check_tensor_list(indices, 0)
         return _index_put_method(self, indices, values, accumulate)
 
     def index_put_(self, indices: Any, values: Any, accumulate: bool = False) -> Any:
         """Torch: Tensor.index_put_ (indices a sequence of tensors)."""
-        _tensor_list(indices, 0)
+        check_tensor_list(indices, 0)
         return _index_put__method(self, indices, values, accumulate)
 
     masked_select = method("masked_select")
