@@ -433,6 +433,14 @@ _CASES: Final[dict[str, Call]] = {
         lib.ones(2, 4), lib.ones(5, 3)
     ),
     "slice_inverse": _slice_inverse,
+    # copy_: torch's Python signature names the source `other` (aten's copy_ says `src`) and
+    # takes a Python number for it.
+    "copy_(other=)": lambda lib: lib.zeros(3).copy_(other=lib.arange(3.0)),
+    "copy_(other=, non_blocking=)": lambda lib: lib.zeros(3).copy_(
+        other=lib.arange(3.0), non_blocking=True
+    ),
+    "copy_(number)": lambda lib: lib.zeros(3).copy_(3.5),
+    "copy_(bool)": lambda lib: lib.zeros(3, dtype=lib.int64).copy_(True),
     "slice_inverse function": lambda lib: lib.slice_inverse(lib.zeros(4, 3), lib.ones(2, 3), 0),
 }
 
@@ -469,6 +477,10 @@ _PARSER_ERRORS: Final[dict[str, Call]] = {
     "method transpose: 3 of 2": lambda lib: _x(lib).transpose(0, 0, 0),
     "method t(1)": lambda lib: _x(lib).t(1),
     "method exp(foo=1)": lambda lib: _x(lib).exp(foo=1),
+    # ... where torch's parser has hidden signatures, the message of several.
+    "method div: 2 of 1": lambda lib: _x(lib).div(_x(lib), _x(lib)),
+    "div: 3 of 2": lambda lib: lib.div(_x(lib), _x(lib), _x(lib)),
+    "floor_divide: 3 of 2": lambda lib: lib.floor_divide(_x(lib), _x(lib), _x(lib)),
 }
 
 

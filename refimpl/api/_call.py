@@ -263,6 +263,20 @@ def check_tensor_list(values: Any, position: int) -> None:
                 )
 
 
+# The functions and methods whose argument parser has more signatures than their stub shows
+# (hidden, deprecated ones), so a call that fits none gets the message of several signatures
+# ("div() received an invalid combination of arguments - got (Tensor, Tensor), but expected
+# one of:"), not one signature's ("takes 1 positional argument but 2 were given"). Measured
+# against torch 2.13 by calling each single-stub function and method with an argument too many.
+_HIDDEN_SIGNATURES: Final = frozenset(
+    {
+        ("torch", "div"),
+        *(("Tensor", name) for name in ("div", "div_", "copy_", "floor_divide", "floor_divide_",
+                                        "true_divide", "true_divide_")),
+    }
+)  # fmt: skip
+
+
 def _extra_arguments(
     binding: Binding,
     params: list[ApiParameter],
@@ -304,7 +318,7 @@ def invalid_arguments(binding: Binding, args: tuple[Any, ...], kwargs: dict[str,
     api_name = binding.name
     signatures = api_signatures(binding.namespace, api_name)
     shown = args[1:] if binding.namespace == "Tensor" else args
-    if len(signatures) == 1:
+    if len(signatures) == 1 and (binding.namespace, api_name) not in _HIDDEN_SIGNATURES:
         params = [
             p for p in signatures[0].parameters if not (p.name == "self" and p.annotation is None)
         ]

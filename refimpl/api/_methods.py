@@ -11,9 +11,11 @@ from typing import Any, Final
 
 from refimpl.api._call import method
 from refimpl.api.functions import where as _where
+from refimpl.core.tensor import TensorImpl
 from refimpl.dispatch.overloads import namespace
 
 aten: Final = namespace("aten")
+_copy_: Final = method("copy_")
 
 
 class TensorMethods:
@@ -170,7 +172,19 @@ class TensorMethods:
     unfold = method("unfold")
     movedim = method("movedim")
     moveaxis = method("moveaxis")
-    copy_ = method("copy_")
+    def copy_(self, *args: Any, **kwargs: Any) -> Any:
+        """Torch: Tensor.copy_ (aten.copy_). `x.copy_(y)`, the common call, binds directly
+        (its arguments are the overload's, checked: the binder's answer); any other goes
+        through the binding."""
+        if not kwargs and len(args) == 1 and isinstance(args[0], TensorImpl):
+            return aten.copy_.default.call_checked((self, args[0]))
+        if "other" in kwargs and not args:
+            # torch's Python signature names the source `other`, aten's copy_ `src` (aten's
+            # `other` is copy_.Tensor's, a TorchScript overload with no kernel).
+            kwargs = dict(kwargs)
+            args = (kwargs.pop("other"),)
+        return _copy_(self, *args, **kwargs)
+
     fill_ = method("fill_")
     zero_ = method("zero_")
 
