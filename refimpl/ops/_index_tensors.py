@@ -33,7 +33,7 @@ from refimpl.core.tensor import (
     write_array,
 )
 from refimpl.ops import data
-from refimpl.ops._outputs import overlap_status, warn_resize
+from refimpl.ops._outputs import overlap_status, planned_resize, warn_resize
 from refimpl.ops._register import OpBlock
 from refimpl.ops._scatter import ScatterReduce, reduction_identity, scatter_flat
 from refimpl.ops.selection import type_meta_name
@@ -130,12 +130,10 @@ def emit(
     written one must not share memory with.
 
     `structured`: torch's kernel is structured (gather, scatter, index_add, ...), whose meta
-    function resizes `out` (set_output_raw_strided, with its warning) before its impl asserts
-    the overlaps, so they are judged on the resized tensor: `gather(t, 0, ind[1:],
-    out=ind[:1])` grows `out` over `ind[1]` and raises. refimpl judges them on the geometry
-    `out` is about to have and resizes once they pass. Differs: torch leaves such an `out`
-    resized when it raises; refimpl leaves it as it was. The other kernels (index_select,
-    take) assert on `out` as given, then resize it."""
+    function resizes `out` before its impl asserts the overlaps, so they are judged on the
+    resized geometry (planned_resize): `gather(t, 0, ind[1:], out=ind[:1])` grows `out` over
+    `ind[1]` and raises. The other kernels (index_select, take) assert on `out` as given,
+    then resize it."""
     target = self if inplace else out
     if target is None:
         backend = self._storage.backend
@@ -146,10 +144,7 @@ def emit(
     resizing = not inplace and target._size != size
     after = None  # the geometry a structured kernel's meta function gives `out` first
     if resizing and structured:
-        warn_resize(target, size)
-        after = (size, geometry.contiguous_strides(size))
-        extent = geometry.storage_extent(size, after[1], target._storage_offset)
-        target._storage.check_growable(extent * target._dtype.itemsize)
+        after = planned_resize(target, size, geometry.contiguous_strides(size))
     else:
         # torch: assert_no_internal_overlap on the written tensor (an expanded out or self;
         # a resized one is contiguous).

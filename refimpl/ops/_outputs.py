@@ -49,6 +49,18 @@ def resize_output(out: TensorImpl, shape: Shape) -> bool:
     return True
 
 
+def planned_resize(out: TensorImpl, size: Shape, stride: Shape) -> tuple[Shape, Shape]:
+    """The geometry a kernel that resizes `out` before its checks (torch's structured meta
+    functions, cat's set_output) gives it, with torch's warning and its refusal of a storage
+    that cannot grow, but `out` unchanged: the caller judges its overlaps on this geometry
+    and resizes (resize_for_output) once every check passed, so a failing call leaves `out`
+    as it was. Differs: torch's failing call has resized it."""
+    warn_resize(out, size)
+    extent = geometry.storage_extent(size, stride, out._storage_offset)
+    out._storage.check_growable(extent * out._dtype.itemsize)
+    return size, stride
+
+
 def overlap_status(
     a: TensorImpl, b: TensorImpl, a_geometry: tuple[Shape, Shape] | None = None
 ) -> layout.Overlap:

@@ -38,7 +38,7 @@ from refimpl.ops._join import (
     laid_out,
     register_backends,
 )
-from refimpl.ops._outputs import resize_output, warn_resize
+from refimpl.ops._outputs import planned_resize, resize_output
 from refimpl.ops._register import defop
 
 aten: Final = namespace("aten")
@@ -198,16 +198,9 @@ def cat_impl(tensors: list[TensorImpl], dim: int, out: TensorImpl | None) -> Any
     """
     p = _cat_plan(tensors, dim, out)
     if out is not None:
-        # torch: set_output resizes `out` (with its warning; restrided to the memory
-        # format), then the overlap checks run on the resized tensor. refimpl judges them on
-        # the geometry `out` is about to have and resizes once every check passed. Differs:
-        # torch leaves a failing cat's `out` resized; refimpl leaves it as it was.
-        after = None
-        if out._size != p.size:
-            warn_resize(out, p.size)
-            after = (p.size, p.stride)
-            extent = geometry.storage_extent(p.size, p.stride, out._storage_offset)
-            out._storage.check_growable(extent * out._dtype.itemsize)
+        # torch: set_output resizes `out` (restrided to the memory format), then the
+        # overlap checks run on the resized tensor (planned_resize).
+        after = planned_resize(out, p.size, p.stride) if out._size != p.size else None
         if p.valid:
             check_no_overlap(out, tensors, after)
         device = tensors[0]._storage.device
